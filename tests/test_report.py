@@ -241,7 +241,9 @@ def test_json_report_is_the_facts(journal: dict[str, Any], journal_file: Path, t
         assert (g["ttd_s"], g["ttdiag_s"], g["ttr_s"]) == (f["ttd_s"], f["ttdiag_s"], f["ttr_s"])
         assert g["action_count"] == len(f["actions"])
         assert (g["diagnosis"] or {}).get("confidence") == (f["diagnosis"] or {}).get("confidence")
-    assert model["counts"]["actions"] == sum(len(i["actions"]) for i in journal["incidents"])
+    c = model["counts"]  # session 44: actions taken, apart from skipped steps and watching or waiting
+    assert c["steps"] == sum(len(i["actions"]) for i in journal["incidents"])
+    assert c["actions"] + c["actions_skipped"] + c["actions_watch"] == c["steps"]
 
 
 def test_report_from_the_run_store(journal: dict[str, Any], tmp_path: Path) -> None:

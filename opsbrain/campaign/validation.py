@@ -44,6 +44,7 @@ from faultlib.workloads.training import TrainingJob
 from opsbrain.errors import InputError
 from opsbrain.fsio import check_target, write_atomic
 from opsbrain.recovery.params import ManualParams
+from opsbrain.report.text import count
 from opsbrain.workers import init_worker
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "validation.md"
@@ -182,7 +183,8 @@ def render(l3: dict[str, Any], grid: list[dict[str, Any]], yd: dict[str, Any], c
         "### 1. Llama 3 interruption table",
         "",
         f"`faultlib.validation.calibrate` drew the `llama3` profile for {l3['accelerators']:,} accelerators x "
-        f"{l3['days']:g} days, {l3['seeds']} seeds: mean {l3['mean_total']:.1f} unexpected interruptions per seed "
+        f"{count(l3['days'], 'day', spec='g')}, {l3['seeds']} seeds: mean {l3['mean_total']:.1f} unexpected "
+        "interruptions per seed "
         f"(table: {l3['expected_total']:.0f}); largest pooled category-share deviation "
         f"{100 * l3['max_pooled_share_dev']:.2f} percentage points. The per-category table is the calibration "
         "section of this file (`python -m faultlib.validation`).", "",
@@ -195,7 +197,7 @@ def render(l3: dict[str, Any], grid: list[dict[str, Any]], yd: dict[str, Any], c
         f"(mean M); each is followed, {exp.restart_delay_s:.0f} s later (the manual policy's median page "
         "response), by a restart from the persistent checkpoint. Formula `1 - w/D - lambda (u0 + D/2)` with w = "
         "measured checkpoint stall, u0 = measured downtime per failure, lambda = measured failures per second; "
-        f"{grid[0]['days']:g} simulated days per point, seed {grid[0]['seed']}.", "",
+        f"{count(grid[0]['days'], 'simulated day', spec='g')} per point, seed {grid[0]['seed']}.", "",
         "| D (s) | M (h) | failures | w (s) | u0 (s) | simulated ETTR | formula | difference (pp) | within 2 pp |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
     ]
@@ -207,7 +209,8 @@ def render(l3: dict[str, Any], grid: list[dict[str, Any]], yd: dict[str, Any], c
     lines += ["", f"Largest difference: {100 * worst['diff']:+.2f} percentage points (D = "
               f"{worst['interval_s']:.0f} s, M = {worst['mtbf_s'] / HOUR:g} h).", "",
               "### 3. Checkpoint interval sweep versus Young/Daly", "",
-              f"Same set-up, M = {yd['mtbf_s'] / HOUR:g} h, {yd['days']:g} days x {len(yd['seeds'])} seeds per "
+              f"Same set-up, M = {yd['mtbf_s'] / HOUR:g} h, {count(yd['days'], 'day', spec='g')} x "
+              f"{len(yd['seeds'])} seeds per "
               f"interval (the same failure times for every interval), {yd['failures_per_interval']} failures per "
               f"interval. Measured M = {yd['measured_mtbf_s']:.0f} s, C = {yd['c_s']:.1f} s: Young/Daly "
               f"sqrt(2 M C) = {yd['young_daly_s']:.0f} s.", "",

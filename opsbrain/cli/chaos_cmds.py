@@ -353,7 +353,8 @@ def _print_campaign(out: dict[str, Any], fmt: str = "table") -> None:
             click.echo(t.plain())
         return
     sp, runs, ex = out["spec"], out["runs"], out["execution"]
-    click.echo(f"{out['campaign']}: {count(sp['pods'], 'pod')} = {out['npus']:,} NPUs, {sp['days']:g} days, "
+    click.echo(f"{out['campaign']}: {count(sp['pods'], 'pod')} = {out['npus']:,} NPUs, "
+               f"{count(sp['days'], 'day', spec='g')}, "
                f"profile {sp['profile']}; {runs['finished']}/{runs['total']} runs ({runs['reused']} reused), "
                f"{ex['wall_s']:.1f} s wall on {count(ex['workers'], ex['executor'] + ' worker')}")
     click.echo(tables[0].render(fmt))

@@ -15,7 +15,8 @@ from opsbrain.report.text import count
 @cli.command("report")
 @click.argument("sources", nargs=-1, required=True, metavar="RUN_ID|JOURNAL_FILE...")
 @click.option("--format", "fmt", type=click.Choice(["html", "md", "json"]), default=None,
-              help="Report format (default: from the --out suffix, else html).")
+              help="Report format (default: from the --out suffix, else html; a .html/.md/.json suffix naming "
+                   "another format is refused).")
 @click.option("--out", "out", required=True, metavar="PATH",
               help="File to write (its directory must exist); '-' prints md/json on stdout.")
 @click.option("--baseline", default=None, metavar="RUN_ID|FILE",

@@ -7,7 +7,7 @@ Order of work per line (everything precompiled in the constructor):
    ``hex fault code: 80e01801``: ascend-device-plugin pkg/common/fault_code.go:1844, container-manager
    pkg/fault/app/faultmgr.go:145), UB switch fault tuples (``[0x08520003,na,L2,na]``), HCCL/CANN codes
    (``EI0002``) and runtime codes (``507053``); each is a dictionary look-up into the knowledge-base classes
-   and the imported codes;
+   and the imported codes (the regexes: :mod:`opsbrain.kb.linecodes`);
 2. knowledge-base log patterns, only when no knowledge-base code matched: a literal every match must contain
    (derived from each pattern) is looked for first, and only the patterns whose literal occurs are searched;
 3. imported substring groups: a trie-shaped regex finds every indexed substring in one pass, and only the groups
@@ -29,67 +29,17 @@ from typing import TYPE_CHECKING, Any
 
 from opsbrain.blockscan import BlockScan
 from opsbrain.ingest.parsers.fdreport import fault_name, own_words, status_code
-from opsbrain.kb.codenorm import switch_key
 from opsbrain.kb.importers import MAX_ANCHOR_CHARS, ImportedEntry, ImportedKnowledge, name_digest
+from opsbrain.kb.linecodes import DEVICE_RES as _DEVICE_RES
+from opsbrain.kb.linecodes import HCCL_RE as _HCCL_RE
+from opsbrain.kb.linecodes import KNOWN_FORMS as _KNOWN_FORMS
+from opsbrain.kb.linecodes import MAX_SCAN_CHARS, as_text, extract_codes
+from opsbrain.kb.linecodes import RUNTIME_RE as _RUNTIME_RE
+from opsbrain.kb.linecodes import SWITCH_RE as _SWITCH_RE
+from opsbrain.kb.linecodes import codes_of as _codes
+from opsbrain.kb.linecodes import family as _family
 from opsbrain.lazyre import lazy_compile
 from opsbrain.multiscan import Screen, Wide, in_order, literal_pattern, required_literals, wide_literals, wide_union
-
-MAX_SCAN_CHARS = 8192
-"""Characters of a line that are scanned: rsyslog's default maximum message size is 8 KiB, so a longer
-"line" is a dump or junk; capping keeps the cost of a 1 MB line that of an 8 KiB one."""
-
-# Each code regex starts with a literal so that the regex engine skips ahead quickly; device codes and switch
-# tuples are searched in the lower-cased line, HCCL and runtime codes in the line as written.
-_DEVICE_RES = (lazy_compile(r"event[ _]id\s*[=:]\s*\[?0x([0-9a-f]{8,9})(?![0-9a-z])"),
-               lazy_compile(r"fault code (?:\[([0-9a-f]{8,9})\]|0x([0-9a-f]{8,9})(?![0-9a-z]))"),
-               lazy_compile(r"hex (?:fault )?code: ([0-9a-f]{8,9})(?![0-9a-z])"))
-_SWITCH_RE = lazy_compile(r"\[(0x[0-9a-f]{8}),([0-9a-z_]{0,16}),([0-9a-z_]{1,16}),[^\],\s]{1,16}\]")
-_HCCL_RE = lazy_compile(r"E(?<![0-9A-Za-z]E)[IZEL]\d{4}(?![0-9A-Za-z])")
-_RUNTIME_RE = lazy_compile(r"50(?<![0-9A-Za-z.]50)\d{4}(?![0-9A-Za-z])")
-_KNOWN_FORMS = ((_HCCL_RE, lazy_compile(r"E[IZEL]\d{4}"), r"(?:^|[^0-9A-Za-z])(?:{})(?:$|[^0-9A-Za-z])"),
-                (_RUNTIME_RE, lazy_compile(r"50\d{4}"), r"(?:^|[^0-9A-Za-z.])(?:{})(?:$|[^0-9A-Za-z])"))
-"""For the block scan: the HCCL and runtime code regexes (each a code's shape between the characters that may
-surround it) as an alternation of the codes known: a code found in a line but known to neither the knowledge base
-nor the imports matches nothing (``count[506754]``, a tag ``AllReduce_504406`` in an INFO line)."""
-
-
-def as_text(line: Any) -> str:
-    """Any input -> the text to scan (decoded, capped); never raises."""
-    try:
-        if isinstance(line, bytes | bytearray | memoryview):
-            return bytes(line[: MAX_SCAN_CHARS * 4]).decode("utf-8", "replace")[:MAX_SCAN_CHARS]
-        if not isinstance(line, str):
-            line = "" if line is None else str(line)
-        return line[:MAX_SCAN_CHARS]
-    except Exception:  # noqa: BLE001 - a hostile __str__ must not break diagnosis
-        return ""
-
-
-def extract_codes(line: Any) -> list[tuple[str, str]]:
-    """(family, canonical code) found in a line, in order, without repeats. Families: ``device``
-    (``80E01801``), ``switch`` (``[0x08520003,na,l2,na]``), ``hccl`` (``EI0002``), ``runtime`` (``507053``)."""
-    text = as_text(line)
-    return _codes(text, text.lower())
-
-
-def _codes(text: str, low: str) -> list[tuple[str, str]]:
-    found: list[tuple[int, str, str]] = []
-    for rx in _DEVICE_RES:
-        for m in rx.finditer(low):
-            found.append((m.start(), "device", next(g for g in m.groups() if g).upper()))
-    for m in _SWITCH_RE.finditer(low):
-        found.append((m.start(), "switch", switch_key(m.group(1), m.group(2), m.group(3))))
-    for m in _HCCL_RE.finditer(text):
-        found.append((m.start(), "hccl", m.group()))
-    for m in _RUNTIME_RE.finditer(text):
-        found.append((m.start(), "runtime", m.group()))
-    if len(found) > 1:
-        found.sort()
-    out: list[tuple[str, str]] = []
-    for _pos, fam, code in found:
-        if (fam, code) not in out:
-            out.append((fam, code))
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,10 +433,6 @@ class SignatureMatcher:
         parts = self._longest_parts()
         texts = (0,) if all(p.isascii() for p in parts) else (0, 2)
         return pats + ['[|"]'] + [literal_pattern(p) for p in parts], wide_union(wide, wide_literals(texts))
-
-
-def _family(code: str) -> str:
-    return "switch" if code.startswith("[") else "device"
 
 
 __all__ = ["MAX_SCAN_CHARS", "Match", "SignatureMatcher", "as_text", "extract_codes"]

@@ -83,6 +83,7 @@ def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: 
     else:
         path = check_out_path(out, force=force)
         _not_an_input(path, [*sources, *([baseline] if baseline else [])], force)
+        _suffix_agrees(path, fmt)
     loaded = [(s, load_source(s, data_dir)) for s in sources]
     try:
         return _build_and_write(loaded, path, fmt, baseline, campaign, data_dir, force)
@@ -91,6 +92,16 @@ def make_report(sources: list[str], out: str, fmt: str | None = None, baseline: 
     except (AttributeError, TypeError, KeyError, ValueError, IndexError, ZeroDivisionError, OverflowError,
             RecursionError) as exc:  # a field of a type check_journal does not cover: still one line, the file
         raise InputError(f"malformed journal: {type(exc).__name__}: {exc}", file=", ".join(sources)) from None
+
+
+def _suffix_agrees(path: Path, fmt: str) -> None:
+    """InputError when ``--out``'s suffix names another report format than the one asked for (``--format md --out
+    r.json``: Markdown in a file every tool takes for JSON; session 44). A suffix that names no report format
+    (``.txt``, none) is the operator's choice."""
+    implied = SUFFIXES.get(path.suffix.lower())
+    if implied is not None and implied != fmt:
+        raise InputError(f"--format {fmt} does not fit --out {path.name} ({path.suffix} means {implied}): drop "
+                         f"--format, or write to {path.stem}.{fmt}", path="--out")
 
 
 def _not_an_input(path: Path, inputs: list[str], force: bool) -> None:

@@ -85,7 +85,11 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
         "counts": {"faults": len(faults), "false_positives": sum(m["category"] == "false_positive" for m in models),
                    "noise": sum(m["category"] == "noise" for m in models),
                    "attention": sum(m["category"] == "attention" for m in models), "detailed": len(detailed),
-                   "actions": sum(m["action_count"] for m in models)},
+                   # session 44: actions taken, apart from skipped steps and watching or waiting (all: steps)
+                   "actions": sum(m["action_split"]["taken"] for m in models),
+                   "actions_skipped": sum(m["action_split"]["skipped"] for m in models),
+                   "actions_watch": sum(m["action_split"]["watch"] for m in models),
+                   "steps": sum(m["action_count"] for m in models)},
         "workloads": [_workload(w) | {"end_state": workloads.end_state(w, series, end)}
                       for w in journal.get("workloads") or []],
         "workload_table": workloads.table(list(journal.get("workloads") or []), series, end),
@@ -138,7 +142,7 @@ def _incident(inc: dict[str, Any], index: int, series: dict[str, Any], recovery:
         "grading": _grading(inc),
         "runbook": inc.get("runbook"),
         "actions": [response.action(a, t0) for a in actions],
-        "action_count": len(actions),
+        "action_count": len(actions), "action_split": response.step_split(actions),
         "action_groups": response.groups(actions),
         "affected_workloads": affected, "affected_inferred": inferred,
         "dips": dips,

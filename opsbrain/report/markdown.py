@@ -76,7 +76,7 @@ def render_run(m: dict[str, Any]) -> str:
                      "median ttr after detection", "false positives", "actions", "steady state deviated"],
                     [[s.get("incidents"), s.get("detected"), s.get("diagnosed_correctly"), s.get("recovered"),
                       s.get("recovered_before_detection", "-"), text.seconds(s.get("median_ttr_s")),
-                      s.get("false_positives"), m["counts"]["actions"], m["steady_state"].get("shown", "no")]])
+                      s.get("false_positives"), text.action_split(m["counts"]), m["steady_state"].get("shown", "no")]])
     if m.get("never_fired"):
         lines += ["", "Faults never injected (not counted above):", *[f"- {x}" for x in m["never_fired"]]]
     unmet = [e for e in m["expectations"] if e.get("met") is False]

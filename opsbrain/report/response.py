@@ -9,6 +9,27 @@ from typing import Any
 
 from opsbrain.report import text
 
+NO_ACTION = frozenset({"none", "notify", "wait", "page", "escalate", "guardrail", "approval", "detect", "diagnose"})
+"""Journal steps that change nothing in the plant: watching and waiting, a message or a page, an approval asked
+for, a guard's record, a person noticing or diagnosing (the manual baseline's ``detect`` / ``diagnose``)."""
+
+
+def step_kind(a: dict[str, Any]) -> str:
+    """What a journal step was: ``skipped`` (not carried out, a guard's refusal too), ``watch`` (ran, but is no
+    action on the plant: :data:`NO_ACTION`, or a guard's own record) or ``taken`` (an action carried out, whether it
+    succeeded or failed). Session 44: the run report's ``actions`` figure counted all three."""
+    if a.get("status") == "skipped":
+        return "skipped"
+    if a.get("action") in NO_ACTION or a.get("kind") == "guardrail":
+        return "watch"
+    return "taken"
+
+
+def step_split(actions: list[dict[str, Any]]) -> dict[str, int]:
+    """How many of ``actions`` were taken, skipped, and watching or waiting (:func:`step_kind`)."""
+    kinds = Counter(step_kind(a) for a in actions)
+    return {k: kinds[k] for k in ("taken", "skipped", "watch")}
+
 
 def action(a: dict[str, Any], t0: float | None) -> dict[str, Any]:
     """One action for the report; ``said`` is its words with its status when it did not succeed (``restart the

@@ -13,8 +13,7 @@ from typing import Any
 
 from faultlib import ids
 from opsbrain.ops.tenant_run import TENANT_NODES
-
-WATCH = frozenset({"none", "notify", "wait", "page", "escalate", "guardrail", "approval"})
+from opsbrain.report.response import step_kind
 
 
 def is_superpod(journal: dict[str, Any]) -> bool:
@@ -40,8 +39,7 @@ def _slice_owner(target: str) -> str | None:
 
 def _did(i: dict[str, Any]) -> list[dict[str, Any]]:
     """The incident's actions that did something (not watching, paging, skipped, nor the guard's refusals)."""
-    return [a for a in i.get("actions", []) if a.get("action") not in WATCH and a.get("status") != "skipped"
-            and a.get("kind") != "guardrail"]
+    return [a for a in i.get("actions", []) if step_kind(a) == "taken"]
 
 
 def _tenant_page(name: str, incidents: list[dict[str, Any]], runs: list[dict[str, Any]]) -> dict[str, Any]:

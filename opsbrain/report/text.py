@@ -7,11 +7,12 @@ from typing import Any
 DASH = "-"
 
 
-def count(n: Any, word: str, plural: str | None = None) -> str:
+def count(n: Any, word: str, plural: str | None = None, spec: str = "") -> str:
     """``1 fault``, ``2 faults``, ``0 faults``: a count with its noun in the right number (``plural`` where it is
     not the word and an s: ``count(2, "recovery", "recoveries")``). A count that is no number (``?``) takes the
-    plural."""
-    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
+    plural. ``spec`` formats a number (``count(1.0, "day", spec="g")``: ``1 day``; ``0.5 days``)."""
+    shown = format(n, spec) if spec and _n(n) else n
+    return f"{shown} {word}" if n == 1 else f"{shown} {plural or word + 's'}"
 
 
 def _n(x: Any) -> bool:
@@ -125,6 +126,14 @@ def num(x: Any, unit: str = "", digits: int = 1) -> str:
         return f"0 {unit}".strip()
     body = f"{x:,.0f}" if a >= 1000 else f"{x:.{digits}f}" if a >= 1 or a == 0 else f"{x:.2g}"
     return f"{body} {unit}".strip()
+
+
+def action_split(counts: dict[str, Any]) -> str:
+    """The run summary's actions: ``4 taken, 2 skipped, 2 watch/wait`` (:func:`opsbrain.report.response.step_kind`);
+    the bare count where a model has no split."""
+    if "steps" not in counts:
+        return str(counts.get("actions", DASH))
+    return f"{counts['actions']} taken, {counts['actions_skipped']} skipped, {counts['actions_watch']} watch/wait"
 
 
 def action_words(action: str) -> str:

@@ -280,7 +280,8 @@ def summary_lines(out: dict[str, Any]) -> list[str]:
     """The summary (``summary`` plus notes, run figures and times) as the text ``chaos replay`` prints."""
     st = out["trace_statistics"]
     lines = [f"{out['trace']}: {count(out['events'], 'event')}, {count(out['faults'], 'fault')} on "
-             f"{count(st['servers'], 'server')} over {st['days']:g} days -> {out['mapped_total']} mapped, "
+             f"{count(st['servers'], 'server')} over {count(st['days'], 'day', spec='g')} -> "
+             f"{out['mapped_total']} mapped, "
              f"{out['unmapped_total']} unmapped; {count(out['nodes_mapped'], 'node')} of {count(out['pods'], 'pod')}"]
     lines += [f"  note: {n}" for n in out.get("notes", [])]
     lines += [f"  {kind:<24} {n}" for kind, n in sorted(out["by_kind"].items())]

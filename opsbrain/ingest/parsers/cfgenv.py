@@ -1,0 +1,175 @@
+"""Configuration and environment texts of the framework consoles (:mod:`opsbrain.ingest.parsers.framework`): a
+library, path, file, port or host name the job's environment lacks, a setting the line names as wrong, a parallel
+layout the model cannot take, the model converter's ``--out_nodes`` refusals; and the texts that look like them but
+are no fault of the environment (a system path's ENOENT, advice to set a variable, a default taken). The CANN and
+HCCL parsers read :data:`CFG_ENV` on a line they found failing. Split from framework.py in session 44."""
+
+from __future__ import annotations
+
+import re
+
+from opsbrain.ingest.screen import screened
+from opsbrain.lazyre import lazy_compile
+
+_ENV = (
+    r"No module named|No package metadata was found for|cannot open shared object|libascend\w*\.so|set_env\.sh|"
+    r"LD_LIBRARY_PATH|"
+    r"(?-i:ASCEND_(?:HOME|TOOLKIT|OPP|RT_VISIBLE)\w*)|command not found|Permission denied|No such file or "
+    r"directory|environment variable|env(?:ironment)? (?:is )?not (?:set|found)|not found in the environment|"
+    r"undefined symbol|init env failed|\[EnvConfig\]|\bby (?:HCCL|HCCN|ASCEND)_[A-Z_]+|AclSetCompileopt|"
+    r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
+    r"\bfail(?:ed)? to (?:listen|bind)(?: on| to| at)?:?\s*\[?\d{1,3}(?:\.\d{1,3}){3}\]?:\d{1,5}\b|"
+    r"gethostbyname failed|Name or service not known|DNS resolution failed|"
+    r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
+    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)")
+_FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist"
+          r"(?!,? (?:ignoring|skipping)\b)|"
+          r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
+          r"(?![\s:=\[(\"']*/dev/)(?!.{0,200}?(?:Input/output error|Read-only file system|\berrno[=: ]\s*(?:5|30)\b))")
+"""A path the job was given that does not exist, a file that cannot be opened (see :data:`CFG_ENV_TEXT`). A dot
+inside a path (``./output``, ``model.om``) is no sentence end. An open that failed with EIO or EROFS (glibc
+strerror: ``Input/output error``, ``Read-only file system``; GE's E13001 appends it, ``Reason: [Errno 5]
+Input/output error``, hicann/ge model_parser_base.cc; hccn_tool prints the number, ``errno=5``, hicann/driver
+dsmi_optical.c; EIO 5, EROFS 30 on Linux) is the storage's, not the job's files. Nor is a device node
+(``/dev/davinci3``, a "device path" or "device file"): the driver creates them, and the driver's own check says so
+(hicann/driver dsmi_product_ext.c: ``Davinci device path does not exist. (path="/dev/davinci3")``). Nor a path the
+program says it ignores or skips (session 39): kubelet's watch of its static-pod directory prints ``"Unable to read
+config path" err="path does not exist, ignoring" path="/etc/kubernetes/manifests"`` at level E every second or so
+when the node has no such directory, and goes on with no static pods (kubernetes/kubernetes
+pkg/kubelet/config/file_linux.go, ``doWatch``: a missing path is an empty pod list, a retryable error)."""
+_SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
+_SETTING_VAR = (r"(?-i:\b(?:(?:HCCL|HCCN|ASCEND|ATB|ASDOPS|LCCL|MINDIE|PYTORCH_NPU|TORCH_NPU|TASK_QUEUE|RANK_TABLE)"
+                r"_[A-Z0-9_]*[A-Z0-9]|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_BUFF?SIZE(?:_[A-Z0-9]+)*)\b)")
+_SETTING_VERDICT = (r"(?:too (?:small|large|big|low|high)|invalid|illegal|not valid|out of (?:the )?range|"
+                    r"not set\b(?!,? (?:so )?(?:using|use) (?:the )?default)|must be|should be|"
+                    r"should (?:be )?(?:larger|greater|smaller|less) than|insufficient|not enough)\b")
+_SETTING_WRONG = (rf"(?<!\bif )(?<!\bwhen )(?<!\bwhether ){_SETTING_VAR}[^.;,]{{0,40}}?\b{_SETTING_VERDICT}|"
+                  rf"\b(?:invalid|illegal|wrong) (?:value (?:of|for) )?(?:the )?(?:env(?:ironment)? (?:variable )?)?"
+                  rf"{_SETTING_VAR}")
+"""An environment setting the line names as wrong: too small or too large, invalid, out of range, required (``must
+be``) or not set. The setting is named as the CANN and Ascend libraries name theirs (``HCCL_*``, ``HCCN_*``,
+``ASCEND_*``, ATB's ``ATB_*`` / ``ASDOPS_*`` / ``LCCL_*``, ``MINDIE_*``, torch_npu's ``PYTORCH_NPU_*`` /
+``TASK_QUEUE_ENABLE``, ``RANK_TABLE_FILE``; any ``*_BUFFSIZE``), in capitals: the MoE dispatch / combine operators'
+tiling check of the communication window (ops-transformer moe_distribute_*_tiling.cpp: ``HCCL_BUFFSIZE is too SMALL,
+... NEEDED_HCCL_BUFFSIZE(...) = %luMB, HCCL_BUFFSIZE=%luMB.``; the FAQ of hicann/cann-recipes-infer's model guides:
+set ``export HCCL_BUFFSIZE`` to the size needed, the same on every rank; the HCCL_BUFFSIZE reference of the CANN
+environment-variable guide). The variable is the cause and its value the fix, whatever operator or wrapper code
+(EZ1008 "Failed to execute tiling function", ERR00100) reports the failure around it. Not a sentence about the
+setting (``if HCCL_BUFFSIZE is too small ...``), a default taken (``... is not set, using default ...``), nor a
+line stated below ERROR (:func:`opsbrain.ingest.parsers.framework.parse`)."""
+_FAILING = (r"fail|error|invalid|cannot|can't|unable|could not|not (?:found|exist|set)|no such|denied|wrong|"
+            r"incorrect|illegal|missing")
+_ATC_OUT_NODES = (r"\bUser specified tensor\[[^\]]*\] is not output of graph\b|"
+                  r"\bThe input format of --out_nodes is invalid\b")
+"""The model converter (ATC) refusing the output nodes its ``--out_nodes`` argument names: ``E19999 User specified
+tensor[p2o.Concat.38] is not output of graph.`` (Huawei's ATC fault case, https://www.hiascend.com/document/
+caselibrary/detail/atc_case_00003: the node named does not exist or is named without its output index,
+``p2o.Concat.38:0``) and ``The input format of --out_nodes is invalid`` (the ATC guide's troubleshooting,
+https://www.hiascend.com/document/detail/zh/canncommercial/5046/inferapplicationdev/atctool/atlasatc_16_0177.html:
+the output index left out). The conversion's command line, not the converter: E19999 is GE's catch-all inner error
+(``err:E19999``, ambiguous), the text says which setting (session 43). Read on the code's line as :data:`CFG_ENV`
+(the CANN parser), and on a line of its own (:data:`RE_ATC_OUT_NODES`)."""
+CFG_ENV = screened("|".join((_ENV, _FILES, _SETTING, _SETTING_WRONG, _ATC_OUT_NODES)), re.I)
+"""Missing or wrongly set pieces of the environment, on a line another parser found failing (CANN, HCCL). A
+configuration file or item, or a command-line option (``--aicore_num``), named by a failing line is a setting the job
+was started with: the CANN references' solution for such errors is to change the setting (EP0003 "Value ... for
+configuration item dump_path in configuration file acl.json is invalid", E20101 with an ATC/ACL option,
+hicann/runtime docs/zh/error_code_ref), not the program. ``Cannot find bin of op <type>``: the operator's compiled
+kernel is not installed (torch_npu troubleshooting, "operator call error" ERR01100: the matching Kernels / ops
+package missing comes first among the causes; CANN installs op binaries with the ops package). ``No package metadata
+was found for <name>`` (session 40): CPython's ``importlib.metadata.PackageNotFoundError``, a subclass of
+``ModuleNotFoundError`` raised when a distribution is not installed (cpython Lib/importlib/metadata/__init__.py,
+``PackageNotFoundError.__str__``; https://docs.python.org/3/library/importlib.metadata.html), e.g. transformers
+asking for ``flash_attn``'s version on an Ascend host (huggingface/transformers#36696)."""
+CFG_ENV_TEXT = screened(_ENV, re.I)
+"""Configuration and environment texts (this parser's own reading; a setting needs :data:`CFG_SETTING`): libraries
+and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by
+HCCL_SOCKET_IFNAME`` lines, CANN's ``init env failed``), a port already taken
+(errno EADDRINUSE, "Address already in use"; HCCL's listen failure asks whether another process uses the port), a
+server that cannot listen on or bind the address and port it was given (MindIE Server's endpoint: ``[MIE04E02041C]
+[endpoint] Failed to listen 172.17.0.3:40032, please check if business ip and port are legal``: a port in use or an
+address the host does not have, both the server's configured ipAddress / port), a
+host name that does not resolve (MPICH's ``gethostbyname failed``, the HCCL Test FAQ of hicann/oam-tools: the node's
+name is missing from /etc/hosts; ``DNS resolution failed: [Errno -2] Name or service not known``, MindSpore's
+distributed FAQ: a master host name DNS cannot resolve), the vendor tools a node must provide not found (HAMi's
+device plugin: ``npu-smi not found in [...] or PATH``, Project-HAMi/ascend-device-plugin#103), and torch_npu's
+compile options set when a device is first set up (``torch.npu.set_device`` -> ``SetPrecisionMode ...
+AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244), before any operator runs:
+their failure is the CANN op compiler's environment (vllm-ascend#2210, the maintainer: "pin numpy < 2.0 with CANN
+8.2.1"). A path the job was given that does not exist (CANN EK0001 "Path [...] for [profilerResultPath] is invalid
+or does not exist", as MindSpore's error-analysis tutorial shows it; E20002 "... Reason: ASCEND_OPP_PATH does not
+exist or access permission is denied ...", hicann/runtime docs/en/error_code_ref/FE-Errors/E20002-*.md; error_code.json
+holds only the generic templates of both) and a file that cannot be opened (CANN E21001
+File_Operation_Error_Open "Failed to open file ...", whose reference names the causes: the file does not exist, its
+permissions are insufficient, or the software package was installed wrongly; hicann/runtime error_code.json) are the
+job's files and installation, as "No such file or directory" is (:data:`RE_JOB_FILES`, not on a warning)."""
+RE_JOB_FILES = screened(_FILES, re.I)
+RE_SETTING_WRONG = screened(_SETTING_WRONG, re.I)
+"""The missing paths and files of :data:`CFG_ENV_TEXT`, read only on a line that does not state a level below
+ERROR: a program that logs at WARNING a path it then creates or skips goes on (CANN's W-level codes, e.g. W40010
+"Path [%s] for [%s] is invalid", are warnings), while EK0001 / E20002 / E21001 are errors."""
+RE_SYSTEM_ENOENT = lazy_compile(r"/(?:dev|proc|sys)/[^\s:'\"]*['\"]?:\s*No such file or directory", re.I)
+"""strerror(ENOENT) on a system path: a device node the driver did not create or the container did not mount
+(``/dev/davinci3``), a process that ended while a tool walked /proc (``find: '/proc/123/task/124': No such file or
+directory``). Neither is the job's installation: not read as the environment text."""
+RE_ENV_ADVICE = lazy_compile(r"\b(?:try|consider|you (?:can|may|could|might|should)(?: also)?) (?:setting|to set|set|"
+                           r"increase|raise|adjust|change|tune)\b[^.]{0,120}?\benvironment variables?\b[^.]*", re.I)
+"""Advice to set an environment variable, printed whether or not anything failed (DeepSpeed's op builder at every
+start without libaio: ``If libaio is already installed (perhaps from source), try setting the CFLAGS and LDFLAGS
+environment variables to where it can be found.``, deepspeed/ops/op_builder/async_io.py, seen in ms-swift#1243's
+healthy run): what one may do, not a variable the environment lacks. The rest of the line is read as usual. Session
+38: advice to change a variable's value is the same (Mooncake's AscendDirectTransport on HIXL's connect TIMEOUT
+names a peer, then advises raising ``ASCEND_CONNECT_TIMEOUT``, mooncake-transfer-engine ascend_direct_transport.cpp;
+tests/test_ingest_hixl_status.py): a timeout to a peer, not a missing variable."""
+RE_ENV_FALLBACK = lazy_compile(r"\benvironment variable\b[^.;]{0,80}?\bis (?:not set|empty|unset)\b,?\s*(?:so |then )?"
+                             r"(?:the \w+ (?:will|are|is)\b|will\b|using\b|use\b|defaults? to\b|fall(?:ing)? back\b)"
+                             r"[^.]*|"
+                             r"\bSetting [A-Z][A-Z0-9_]* environment variable\b[^.;]{0,60}?\b(?:in|by) default\b"
+                             r"[^.]*", re.I)
+"""A program saying an environment variable is unset or empty and what it does instead (session 40): MindSpore's
+dump-path helper on Ascend prints ``The environment variable 'MS_OM_PATH' is not set, the files will save to the
+process local path, as ./rank_id/...`` and ``Environment variable 'RANK_ID' is empty, using the default value: 0``
+at WARNING and goes on (mindspore-ai/mindspore, mindspore/ccsrc/plugin/device/ascend/hal/device/
+ascend_kernel_runtime.cc and ascend_runtime_core.cc, ``GetDumpPath``; seen before a traceback in
+mindspore-lab/mindone#207). A default taken, not a variable the job lacks; the rest of the line is read as usual.
+Session 40 (tester40e): a launcher setting a variable to its default for its workers, which torchrun prints at each
+start with more than one process per node when ``OMP_NUM_THREADS`` is unset (pytorch/pytorch
+torch/distributed/run.py, ``config_from_args``: ``Setting OMP_NUM_THREADS environment variable for each process to be
+1 in default, to avoid your system being overloaded ...``, then exports it to the workers; mmdetection's
+mmdet/utils/setup_env.py prints the same for ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS``), as in lm-sys/FastChat#2422's
+healthy Ascend run: a tuning notice, not a variable the job lacks."""
+RE_LEVEL_TAG = lazy_compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
+"""The first bracketed level within a line's head that the level reader does not take as the line's level, because
+a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
+device log ... storage path does not exist, will create.`` (hicann/driver msnpureport_auto_export.sh, print_log)."""
+
+
+def tagged_below_error(text: str) -> bool:
+    """True when the first bracketed level in the first 80 characters of ``text`` is below ERROR."""
+    m = RE_LEVEL_TAG.search(text, 0, 80)
+    return m is not None and m.group(1) in ("WARN", "WARNING", "INFO", "DEBUG")
+_NEAR = ".{0,160}"
+"""The gap between the two halves of a two-part text regex (:data:`CFG_SETTING`, :data:`RE_PARALLEL_LAYOUT`): a
+message names both in one clause, and a bounded gap keeps the regex linear in the line (an unbounded ``.*`` on both
+sides is quadratic where the line screen does not run it first, a non-ASCII line: 10 ms a 4 kB line)."""
+CFG_SETTING = screened(rf"(?:{_SETTING}){_NEAR}(?:{_FAILING})|(?:{_FAILING}){_NEAR}(?:{_SETTING})", re.I)
+"""A setting named by a line that says something failed: a launcher's ``Loading configuration file: ...`` or
+``Successfully loaded config file: ...`` names one without any fault (MindIE pyMotor's controller log, whose level
+after the date is not read as INFO)."""
+_LAYOUT = (r"\b(?:tensor|pipeline|data|expert|context|sequence)[ _-](?:model[ _-])?parallel(?:[ _-]size)?|"
+           r"\b(?:tp|pp|dp|ep|cp)_size\b|\bstrategy (?:value|is)\b")
+_REJECTED = (r"\b(?:divisible|exceed(?:s|ed|ing)?|must be|should be|greater than|less than|not match(?:es|ed)?|"
+             r"mismatch(?:es|ed)?|invalid)\b")
+RE_PARALLEL_LAYOUT = screened(rf"(?:{_LAYOUT}){_NEAR}{_REJECTED}|{_REJECTED}{_NEAR}(?:{_LAYOUT})", re.I)
+"""A parallel layout the job was launched with that the model or the devices cannot take: the launcher's own
+argument check, before any operator runs (vLLM's ``ModelConfig.verify_with_parallel_config``: "Total number of
+attention heads (32) must be divisible by tensor parallel size (3)"; MindSpeed-MM's troubleshooting guide:
+``RuntimeError: tp_size exceeds num_key_value_heads``, solved by a smaller TP; MindSpore's semi-auto parallel
+check of a shard strategy, its error-analysis tutorial: "The strategy is ((8, 1)), shape 4 can not be divisible by
+strategy value 8", solved by configuring the operator's strategy). The setting is the cause, not the
+program: a configuration error, as a configuration item named by a failing line (:data:`CFG_SETTING`).
+The rejection is a word of its own (``invalid_grad_skip=False`` in a printed argument list is a name, not a verdict)
+within :data:`_NEAR` of the layout: a check's message names both in one clause, while a launch banner that prints
+every argument on one line may hold either anywhere."""
+RE_ATC_OUT_NODES = screened(_ATC_OUT_NODES)
+"""The converter's ``--out_nodes`` refusals (:data:`_ATC_OUT_NODES`) on a line of their own."""
