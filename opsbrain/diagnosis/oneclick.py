@@ -29,6 +29,7 @@ from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs, say_at
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
+from opsbrain.diagnosis.statecap import readout_capped
 from opsbrain.diagnosis.symptoms import with_symptoms
 from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelled
 from opsbrain.errors import InputError
@@ -304,6 +305,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     if mr is not None:
         out["root_cluster"] = mr
         apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)
+    readout_capped(out, sigs, view is not None and view.fails())  # a state alone is a symptom (session 44)
     with_component_self(out, sigs, lambda s: s.host)
     with_symptoms(out, stats)
     if out["fault_class"] != UNKNOWN and not out["evidence_lines"]:
