@@ -193,13 +193,13 @@ def _in_fault_order(found: list[ScenarioError], more: list[ScenarioError]) -> li
     if not more:
         return found
 
-    def fault(e: ScenarioError) -> int | None:
+    def fault(e: ScenarioError) -> int:
         m = re.match(r"spec\.faults\[(\d+)\]", e.path or "")
-        return int(m.group(1)) if m else None
+        return int(m.group(1)) if m else -1
 
-    at = max((k + 1 for k, e in enumerate(found) if fault(e) is not None), default=len(found))
+    at = max((k + 1 for k, e in enumerate(found) if fault(e) >= 0), default=len(found))
     out = [*found[:at], *more, *found[at:]]
-    slots = [k for k, e in enumerate(out) if fault(e) is not None]
+    slots = [k for k, e in enumerate(out) if fault(e) >= 0]
     for k, e in zip(slots, sorted((out[k] for k in slots), key=fault), strict=True):
         out[k] = e
     return out
