@@ -146,7 +146,7 @@ def verdict_line(j: dict[str, Any], colour: bool) -> str:
 
 def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False) -> None:
     from opsbrain.cli.output import colour_enabled
-    from opsbrain.report.text import never_fired
+    from opsbrain.report.text import never_fired, not_reached, run_ended
     from opsbrain.verdict import needs_attention, trouble
 
     tables = journal_tables(j, show_all)
@@ -166,15 +166,17 @@ def print_journal(j: dict[str, Any], fmt: str = "table", show_all: bool = False)
     fps = [i for i in j["incidents"] if i.get("false_positive")]
     named = "; ".join(f"{(i['diagnosis'] or {}).get('fault_class') or 'no class'} at "
                       f"{(i['diagnosis'] or {}).get('component') or 'no component'}" for i in fps[:3])
-    silent = never_fired(j)
+    silent, late = never_fired(j), not_reached(j)
+    unsaid = (f" (+{len(silent)} whose trigger never fired)" if silent else "") \
+        + (f" (+{len(late)} not reached: {run_ended(j)})" if late else "")
     split = (f" ({s['recovered_after_detection']} after detection, {s['recovered_before_detection']} before it)"
              if s.get("recovered_before_detection") else "")
     med = (f"; median ttr after detection {num(s['median_ttr_s'])} s" if s.get("median_ttr_s") is not None else "")
-    click.echo(count(s["incidents"], "fault") + (f" (+{len(silent)} whose trigger never fired)" if silent else "")
+    click.echo(count(s["incidents"], "fault") + unsaid
                + f", {s['diagnosed_correctly']} diagnosed correctly, {s['recovered']} "
                f"recovered{split}, {count(s['false_positives'], 'false positive')}" + (f" ({named})" if named else "")
                + f"{med}; {steady_words(j['steady_state'])}")
-    for line in silent:  # a triggered fault whose event never came: never injected, in no table
+    for line in silent + late:  # a triggered fault whose event never came, one due after an early end: in no table
         click.echo(f"  {line}")
     faults = [i for i in j["incidents"] if i.get("injected")]
     censored = [i for i in faults if i.get("detection") == "censored"]  # no time left to detect: not a miss

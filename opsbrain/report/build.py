@@ -78,7 +78,7 @@ def build_run_report(journal: dict[str, Any], baseline: dict[str, Any] | None = 
         "timeline": postmortem.run_timeline(models, epoch),
         "headline": _headline(journal, faults),
         "summary": summary,
-        "never_fired": text.never_fired(journal),
+        "never_fired": text.never_fired(journal) + text.not_reached(journal),
         "steady_state": _steady(journal.get("steady_state") or {}),
         "expectations": journal.get("expectations") or [],
         "incidents": models,
@@ -312,6 +312,8 @@ def _headline(journal: dict[str, Any], faults: list[dict[str, Any]]) -> str:
         parts.append("No injected fault.")
     if silent := text.never_fired(journal):
         parts.append(f"{text.count(len(silent), 'triggered fault')} never injected: the trigger never fired.")
+    if late := text.not_reached(journal):
+        parts.append(f"{text.count(len(late), 'scheduled fault')} never injected: {text.run_ended(journal)} first.")
     if s.get("false_positives"):
         parts.append(f"{text.count(s['false_positives'], 'false positive')}.")
     if journal.get("abort_reason"):

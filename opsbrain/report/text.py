@@ -217,3 +217,21 @@ def never_fired(journal: dict[str, Any]) -> list[str]:
                 else f" (its event came {count(t.get('seen', 0), 'time')})")
         out.append(f"faults[{t.get('fault')}]{what}: trigger {t.get('trigger') or t.get('event')} never fired{came}")
     return out
+
+
+def run_ended(journal: dict[str, Any]) -> str:
+    """How a run that stopped before its end is said: ``the run was aborted`` (or interrupted, or ended)."""
+    return "the run " + {"aborted": "was aborted", "interrupted": "was interrupted"}.get(
+        str(journal.get("status")), "ended")
+
+
+def not_reached(journal: dict[str, Any]) -> list[str]:
+    """Each timed fault due after the end of a run that stopped early (the journal's ``summary.faults_not_reached``,
+    session 44): ``faults[1] (hbm_uce on pod0/node40/npu3/hbm): scheduled at 2000 s, not reached: the run was
+    aborted at 310 s``."""
+    out = []
+    for f in (journal.get("summary") or {}).get("faults_not_reached") or []:
+        who = f"faults[{f['fault']}]" if f.get("fault") is not None else f"a {f.get('source') or 'drawn'} fault"
+        out.append(f"{who} ({f.get('kind')} on {f.get('target')}): scheduled at {f.get('at_s'):g} s, not reached: "
+                   f"{run_ended(journal)} at {float(journal.get('ended_at_s') or 0):g} s")
+    return out

@@ -206,7 +206,8 @@ class Monitor:
                     bad += sum(len(sim.topology.npus_of(c)) for c, h in sim.state.unhealthy().items()
                                if h == Health.ISOLATED and sim.topology.kind.get(c) == "node")
                 if bad / total > g.max:
-                    return f"guard {g.kind}: {bad}/{total} isolated > {g.max:.0%}"
+                    # the bar as written, not rounded: max 0.001 printed "> 0%" (session 44, newuser44)
+                    return f"guard {g.kind}: {bad}/{total} isolated ({bad / total:.1%}) > {g.max * 100:g}%"
             elif g.kind == "slo_breach_s":
                 for w in sim.workloads.values():
                     if w.kind == "inference":

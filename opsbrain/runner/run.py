@@ -39,7 +39,7 @@ from opsbrain.runner.recoverytime import (  # noqa: F401 (recovery_kind: tests i
 )
 from opsbrain.runner.responses import fault_events, placed, respond
 from opsbrain.runner.series import journal_series
-from opsbrain.runner.triggers import never_fired
+from opsbrain.runner.triggers import never_fired, not_reached
 from opsbrain.runner.world import World, build_world
 from opsbrain.scenario.plan import Plan
 from opsbrain.stophold import StopHold
@@ -162,7 +162,8 @@ def _run_plan(plan: Plan, engine: Engine, progress: Progress | None, dry_run: bo
         "sweeps": world.sweeper.report(world.orchestrator.actions_for) if world.sweeper else {"enabled": False},
         "summary": summarize(incidents, faults, world, time.perf_counter() - wall0)
         | summary_lists(workloads, series, end)  # each workload's end state as the workload table says it
-        | {"triggers_never_fired": never_fired(triggers)},  # faults never injected: said, not silently dropped
+        | {"triggers_never_fired": never_fired(triggers),  # faults never injected: said, not silently dropped
+           "faults_not_reached": not_reached(plan, end)},  # ... nor those due after a run that ended early
         "series": series,
         "triggers": triggers,
     }

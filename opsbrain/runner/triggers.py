@@ -100,6 +100,16 @@ def never_fired(report: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in t.items() if k != "fired"} for t in report if t.get("fired") is False]
 
 
+def not_reached(plan: Plan, end: float) -> list[dict[str, Any]]:
+    """The plan's timed faults (scripted or drawn) due after the run's end ``end``: a run that ended early (a guard,
+    Ctrl-C, SIGTERM) never injected them. Session 44 (newuser44): they were in no count and said nowhere ("1
+    fault" for a scenario of two)."""
+    from opsbrain.scenario.plan import origin_index
+
+    return [{"fault": origin_index(s), "kind": s.kind, "target": s.target, "at_s": float(s.at_s), "source": s.source}
+            for s in plan.timeline if s.at_s > end]
+
+
 def apply_initial_state(sim: Simulation, plan: Plan) -> None:
     """Put the plan's components into their starting states at time 0: Rx power first (read from the module's
     own baseline while it is lit), then health and lanes lost."""

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import ScenarioError
 from opsbrain.scenario.builtin import builtin_dir, read_yaml
 from opsbrain.scenario.hints import closest_field
-from opsbrain.scenario.schema import PROBLEMS_SEP, AnyKindFault, Scenario
+from opsbrain.scenario.schema import PROBLEMS_SEP, AnyKindFault, FaultItem, Scenario, Spec, TopologySpec, late_fault
 from opsbrain.yamlio import yaml_path
 
 
@@ -113,7 +113,7 @@ def _message(err: Any) -> str:
     if err["type"] == "extra_forbidden":
         return "unknown field"
     if err["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal", "int_from_float",
-                       "int_parsing", "float_parsing", "finite_number"):
+                       "int_parsing", "float_parsing", "finite_number", "string_pattern_mismatch"):
         return f"{msg} (got {str(repr(err.get('input')))[:40]})"
     return msg
 
@@ -154,5 +154,64 @@ def validate_files(paths: list[str]) -> list[ScenarioError]:
         found = scenario_errors(data, str(path))
         if not found:
             found = plan_errors(Scenario.model_validate(data), str(path))
+        else:
+            said = {str(e) for e in found}
+            found = _in_fault_order(found, [e for e in fault_errors_beside(data, str(path)) if str(e) not in said])
         errors.extend(found)
     return errors
+
+
+def fault_errors_beside(data: Any, file: str) -> list[ScenarioError]:
+    """The checks of each fault that validates on its own in a file with other errors: a start at or after the
+    run's end (when ``spec.duration`` is valid) and its target against the topology (when ``spec.topology`` is).
+    Session 44 (newuser44): the checks ran in stages, each only on a file the one before passed, so a negative time
+    hid a fault after the end, and that hid every bad target; the user fixed one round to meet the next."""
+    from opsbrain.scenario.plan import fault_target_errors
+
+    spec = data.get("spec") if isinstance(data, dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("faults"), list):
+        return []
+    faults = []
+    for i, item in enumerate(spec["faults"]):
+        try:
+            faults.append((i, _FAULT.validate_python(item)))
+        except ValidationError:
+            continue  # its own errors are said already
+    duration, topology = _alone(_DURATION, spec.get("duration", Spec.model_fields["duration"].default)), \
+        _alone(TopologySpec, spec.get("topology", {}))
+    out = [ScenarioError(msg, file=file, path=yaml_path(("spec", "faults", i, "at")))
+           for i, f in faults if duration is not None
+           and (late := late_fault(i, f.at, duration)) is not None for msg in [late.partition(": ")[2]]]
+    if isinstance(topology, TopologySpec):
+        out += fault_target_errors(faults, topology.pods, file)
+    return out
+
+
+def _in_fault_order(found: list[ScenarioError], more: list[ScenarioError]) -> list[ScenarioError]:
+    """``more`` (faults' errors) placed among ``found``'s faults' errors, all of them by fault index (``found``
+    alone is kept in its order)."""
+    if not more:
+        return found
+
+    def fault(e: ScenarioError) -> int:
+        m = re.match(r"spec\.faults\[(\d+)\]", e.path or "")
+        return int(m.group(1)) if m else -1
+
+    at = max((k + 1 for k, e in enumerate(found) if fault(e) >= 0), default=len(found))
+    out = [*found[:at], *more, *found[at:]]
+    slots = [k for k, e in enumerate(out) if fault(e) >= 0]
+    for k, e in zip(slots, sorted((out[k] for k in slots), key=fault), strict=True):
+        out[k] = e
+    return out
+
+
+def _alone(adapter: Any, value: Any) -> Any:
+    """``value`` validated by ``adapter`` (a TypeAdapter or a model), or None if it is not valid."""
+    try:
+        return adapter.validate_python(value) if isinstance(adapter, TypeAdapter) else adapter.model_validate(value)
+    except ValidationError:
+        return None
+
+
+_FAULT: TypeAdapter[Any] = TypeAdapter(FaultItem)
+_DURATION: TypeAdapter[float] = TypeAdapter(Annotated[float, Spec.model_fields["duration"]])

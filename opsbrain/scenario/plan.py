@@ -204,21 +204,24 @@ def plan_errors(sc: Scenario, file: str) -> list[ScenarioError]:
         build_plan(sc, file)
     except ScenarioError as exc:
         if exc.path and exc.path.startswith("spec.faults["):
-            return [exc, *(e for e in _fault_target_errors(sc, file) if e.path != exc.path)]
+            faults = list(enumerate(sc.spec.faults))
+            return [exc, *(e for e in fault_target_errors(faults, sc.spec.topology.pods, file) if e.path != exc.path)]
         return [exc]
     return []
 
 
-def _fault_target_errors(sc: Scenario, file: str) -> list[ScenarioError]:
-    """Each fault's target or selector resolved alone against the scenario's topology (errors only)."""
+def fault_target_errors(faults: list[tuple[int, Any]], pods: int, file: str) -> list[ScenarioError]:
+    """Each fault's target or selector resolved alone against a topology of ``pods`` pods (errors only); the faults
+    are (index in ``spec.faults``, validated item): all of a valid scenario's, or those of a file with other errors
+    that validate on their own (the loader's, session 44)."""
     import numpy as np
 
     from faultlib.injection.selectors import resolve
 
-    index = TargetIndex(Topology.build(SimParams().topology, sc.spec.topology.pods))
+    index = TargetIndex(Topology.build(SimParams().topology, pods))
     rng = np.random.default_rng(0)
     out: list[ScenarioError] = []
-    for i, f in enumerate(sc.spec.faults):
+    for i, f in faults:
         item = f.model_dump(exclude_none=True, exclude={"symptom_of"})
         selector = {k: v for k, v in item["selector"].items() if v is not None} if "selector" in item else None
         try:

@@ -394,9 +394,8 @@ class Spec(Strict):
                     yield (f"faults[{i}] repeats faults[{seen[key]}] (the same kind, target and time): one fault "
                            "cannot start twice at once")
                 seen.setdefault(key, i)
-            if isinstance(f.at, int | float) and f.at >= self.duration:
-                yield (f"faults[{i}].at: {f.at!r} s is not before the end of the run (duration {self.duration!r} s): "
-                       "the fault would never start")
+            if (late := late_fault(i, f.at, self.duration)) is not None:
+                yield late
         if self.sweeps.enabled and self.sweeps.interval is not None and \
                 self.duration / self.sweeps.interval > MAX_SWEEPS:
             yield (f"sweeps.interval {self.sweeps.interval:g} s gives more than {MAX_SWEEPS} sweeps in "
@@ -408,6 +407,15 @@ class Spec(Strict):
         if isinstance(self.noise, NoiseSpec):
             return self.noise.scale
         return 1.0 if self.noise else 0.0
+
+
+def late_fault(i: int, at: Any, duration: float) -> str | None:
+    """The problem of ``faults[i]`` starting at or after the run's end (None for an event trigger or a time before
+    it); the loader asks it too of the faults of a file with other errors (session 44)."""
+    if isinstance(at, int | float) and at >= duration:
+        return (f"faults[{i}].at: {at!r} s is not before the end of the run (duration {duration!r} s): the fault "
+                "would never start")
+    return None
 
 
 def _check_unique(values: list[str], where: str, said: str) -> Iterator[str]:
