@@ -218,3 +218,28 @@ def test_mmcv_device_dispatch_without_a_kernel_is_an_unsupported_operator(line: 
     operator for the tensor's device: the release does not run it there (session 39)."""
     assert "op:unsupported" in kinds(line)
     assert roles("op:unsupported").get("framework_error") == "primary"
+
+
+DVPP_VPC_PARAMETERS = [
+    # (doc) CANN 8.0.0 troubleshooting_0167 "VPC Call Failure", log messages (2) and (4)-(7): each a check of a
+    # parameter the application passed to the VPC; the page's solution is to correct the application
+    "Output bufferSize(65536) should not be smaller than widthStride(256) * heightStride(256) * 3 / 2 = 98304",
+    "bareDataAddr(0xaaaadeccdcd0), bareDataBufferSize(3133440) should be allocated by acldvppMalloc!",
+    "Both RoiNum(1) outputAddr(0xaaaadeccdcd0) and first roi outputAddr(0xffff00002000) should be allocated by "
+    "acldvppMalloc!",
+    "RoiNum(0): inputConfigure cropArea, leftOffset(26) should be smaller than rightOffset(25)!",
+    "RoiNum(0): inputConfigure cropArea, upOffset(80) should be smaller than downOffset(79)!",
+    "RoiNum(0): scale must be in [1/32, 16], cropWidth(1920), pasteWidth(10)!",
+]
+
+
+@pytest.mark.parametrize("line", DVPP_VPC_PARAMETERS)
+def test_dvpp_vpc_parameter_checks_are_the_callers_misuse(line: str) -> None:
+    got = kinds(line)
+    assert "msg:api_misuse" in got
+    assert roles("msg:api_misuse").get("framework_error") == "primary"
+
+
+def test_a_vpc_crop_inside_the_image_is_no_misuse() -> None:
+    # the crop-area words alone (no failed check) name nothing
+    assert "msg:api_misuse" not in kinds("RoiNum(0): inputConfigure cropArea, leftOffset(0), rightOffset(1919)")
