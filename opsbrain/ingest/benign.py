@@ -30,7 +30,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"The environment variable HOST_IP is deprecated and ignored, as it is often used by Docker and "
                     r"other software to ?interact with the container's network stack\.|"
                     r"Device do not support double dtype now, dtype cast rep(?:la|al)ce with float\.|"
-                    r"device_hot_reset\.sh: line \d+: echo: write error: No such device\s*$")
+                    r"device_hot_reset\.sh: line \d+: echo: write error: No such device\s*$|"
+                    r"^\s*Error Correction Type: (?:Other|Unknown|None|Parity|Single-bit ECC|Multi-bit ECC|CRC)\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -120,7 +121,11 @@ the script's write to a device node that is already gone, the upgrade goes on. T
 (``[ERROR]...``) still read.
 
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
-not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004)."""
+not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004).
+dmidecode's ``Error Correction Type: Single-bit ECC`` (or ``Multi-bit ECC``, ``Parity``, ...)
+is an inventory field, SMBIOS (DMTF DSP0134) type 7's cache and type 16's memory array error-correction kind
+(dmidecode.c ``dmi_cache_ec_type``, ``dmi_memory_array_ec_type``): the ECC the hardware has, not an error it
+reported (session 44, tester44f: a Dell server's ``dmidecode`` read hbm_ce_storm 0.77 from it)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
