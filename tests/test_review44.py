@@ -3,7 +3,7 @@
 - The readout cap (conf44) was lifted by a readout itself: ``net health status: Receive timeout`` (``hccn_tool -i N
   -net_health -g``'s whole answer, a readout by :func:`opsbrain.ingest.readouts.is_readout`) holds an error word, so
   the text view counted it as a line saying a program failed; ``link status: DOWN`` with it read roce_port_down 0.76.
-- ``readouts.RE_HEALTH_FIELD`` split a run of spaces between two repeats (``\\s*[^:\\[\\]]+$``): 0.16 s for one 4 KB
+- ``readouts.RE_HEALTH_FIELD`` split a run of spaces between two repeats (``\\s*[^:\\[\\]]+$``): 0.12 s for one 4 KB
   line the hccn parser reads as a net-health readout.
 - A triggered fault (newuser44's not_reached) whose trigger fired but whose start (event + ``after_s``) fell after the
   run's end was in no count and said nowhere: "1 fault" for a scenario of two, as newuser44 found for timed faults.
