@@ -23,7 +23,7 @@ import math
 import re
 from array import array
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -303,6 +303,8 @@ class TextView:
         self.errors: list[tuple[str | None, int, str]] = []
         self.failing = 0
         """Error lines not stated at WARNING level (:data:`WARNING_STATED`)."""
+        self.failing_texts: list[str] = []
+        """Those lines' texts (at most :attr:`limit`, as :attr:`errors`)."""
         self.stated: list[tuple[str | None, int, str]] = []
         """The failing lines that state the failure (:data:`FAILURE_STATED`)."""
         self.near: list[tuple[str | None, int, str]] = []
@@ -347,6 +349,7 @@ class TextView:
             self.errors.append((file, line_no, text))
             if not (WARNING_STATED.search(head) or WARNING_STATED.match(text)):
                 self.failing += 1
+                self.failing_texts.append(text)
                 if FAILURE_STATED.search(head) or FAILURE_STATED.search(text):
                     self.stated.append(row)
                     stated = True
@@ -380,10 +383,15 @@ class TextView:
         """More lines than an excerpt the model was fitted on (:data:`LONG_INPUT`)."""
         return self.overflow or self.handed > LONG_INPUT
 
-    def fails(self) -> bool:
+    def fails(self, beside: Callable[[str], bool] | None = None) -> bool:
         """Whether a line says a program failed: on an excerpt, an error line not stated at WARNING level; on a long
-        input, one that states the failure (:data:`FAILURE_STATED`)."""
-        return bool(self.stated) if self.long else self.failing > 0
+        input, one that states the failure (:data:`FAILURE_STATED`). ``beside``: lines it holds true of do not count
+        (the readout cap's status readouts, whose state words are error words: ``net health status: Receive
+        timeout``; review44)."""
+        if beside is None:
+            return bool(self.stated) if self.long else self.failing > 0
+        texts = [t for _f, _n, t in self.stated] if self.long else self.failing_texts
+        return any(not beside(t) for t in texts)
 
     def lines(self) -> list[tuple[str | None, int, str]]:
         """The lines the model reads: an excerpt's whole (its first :attr:`limit`); a long input's stated lines and

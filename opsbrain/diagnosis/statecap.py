@@ -16,11 +16,14 @@ its faults as events (link history records, device events), and its held-out eva
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opsbrain.ingest import Signal
 from opsbrain.ingest.readouts import is_readout, readout_line
 from opsbrain.verdict import UNKNOWN
+
+if TYPE_CHECKING:
+    from opsbrain.diagnosis.realtext import TextView
 
 READOUT_CAP = 0.6
 """reason: a readout of state is a symptom (module docstring); as an unconfirmed silent-corruption answer
@@ -41,10 +44,13 @@ def readouts_only(signals: list[Signal]) -> bool:
                                  for s in failing)
 
 
-def readout_capped(d: dict[str, Any], signals: list[Signal], failed: bool) -> None:
-    """Cap ``d`` (a diagnosis dict with a class) at :data:`READOUT_CAP` where it rests on readouts alone;
-    ``failed``: a line of the input says a program failed (then it is left as it is)."""
-    if d.get("fault_class") in (None, UNKNOWN) or d.get("confidence", 0.0) <= READOUT_CAP or failed:
+def readout_capped(d: dict[str, Any], signals: list[Signal], view: TextView | None) -> None:
+    """Cap ``d`` (a diagnosis dict with a class) at :data:`READOUT_CAP` where it rests on readouts alone; ``view``:
+    the input's text view, when a line of it other than a readout says a program failed, ``d`` is left as it is (a
+    readout's own state words, ``net health status: Receive timeout``, are no program failing: review44)."""
+    if d.get("fault_class") in (None, UNKNOWN) or d.get("confidence", 0.0) <= READOUT_CAP:
+        return
+    if view is not None and view.fails(readout_line):
         return
     if not readouts_only(signals):
         return

@@ -12,7 +12,8 @@ def count(n: Any, word: str, plural: str | None = None, spec: str = "") -> str:
     not the word and an s: ``count(2, "recovery", "recoveries")``). A count that is no number (``?``) takes the
     plural. ``spec`` formats a number (``count(1.0, "day", spec="g")``: ``1 day``; ``0.5 days``)."""
     shown = format(n, spec) if spec and _n(n) else n
-    return f"{shown} {word}" if n == 1 else f"{shown} {plural or word + 's'}"
+    one = shown == "1" if spec and _n(n) else n == 1  # the noun follows the number shown (1.0000001 -> "1 day")
+    return f"{shown} {word}" if one else f"{shown} {plural or word + 's'}"
 
 
 def _n(x: Any) -> bool:
@@ -226,9 +227,9 @@ def run_ended(journal: dict[str, Any]) -> str:
 
 
 def not_reached(journal: dict[str, Any]) -> list[str]:
-    """Each timed fault due after the end of a run that stopped early (the journal's ``summary.faults_not_reached``,
-    session 44): ``faults[1] (hbm_uce on pod0/node40/npu3/hbm): scheduled at 2000 s, not reached: the run was
-    aborted at 310 s``."""
+    """Each fault due after the end of the run (the journal's ``summary.faults_not_reached``, session 44: a timed one
+    of a run that stopped early, or a triggered one that fired too late to start): ``faults[1] (hbm_uce on
+    pod0/node40/npu3/hbm): scheduled at 2000 s, not reached: the run was aborted at 310 s``."""
     out = []
     for f in (journal.get("summary") or {}).get("faults_not_reached") or []:
         who = f"faults[{f['fault']}]" if f.get("fault") is not None else f"a {f.get('source') or 'drawn'} fault"

@@ -163,7 +163,7 @@ def _run_plan(plan: Plan, engine: Engine, progress: Progress | None, dry_run: bo
         "summary": summarize(incidents, faults, world, time.perf_counter() - wall0)
         | summary_lists(workloads, series, end)  # each workload's end state as the workload table says it
         | {"triggers_never_fired": never_fired(triggers),  # faults never injected: said, not silently dropped
-           "faults_not_reached": not_reached(plan, end)},  # ... nor those due after a run that ended early
+           "faults_not_reached": not_reached(plan, end, triggers)},  # ... nor those due after a run that ended early
         "series": series,
         "triggers": triggers,
     }

@@ -100,14 +100,22 @@ def never_fired(report: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in t.items() if k != "fired"} for t in report if t.get("fired") is False]
 
 
-def not_reached(plan: Plan, end: float) -> list[dict[str, Any]]:
+def not_reached(plan: Plan, end: float, fired: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The plan's timed faults (scripted or drawn) due after the run's end ``end``: a run that ended early (a guard,
     Ctrl-C, SIGTERM) never injected them. Session 44 (newuser44): they were in no count and said nowhere ("1
-    fault" for a scenario of two)."""
+    fault" for a scenario of two). ``fired``: :meth:`Triggers.report`; a triggered fault whose trigger fired but
+    whose start (the event's time + ``after_s``) fell after ``end`` is one too, whether or not the run ended early
+    (review44)."""
     from opsbrain.scenario.plan import origin_index
 
-    return [{"fault": origin_index(s), "kind": s.kind, "target": s.target, "at_s": float(s.at_s), "source": s.source}
-            for s in plan.timeline if s.at_s > end]
+    out = [{"fault": origin_index(s), "kind": s.kind, "target": s.target, "at_s": float(s.at_s), "source": s.source}
+           for s in plan.timeline if s.at_s > end]
+    held = {tf.index: tf.spec for tf in plan.triggered}
+    out += [{"fault": t["fault"], "kind": spec.kind, "target": t.get("target", spec.target), "at_s": float(t["at_s"]),
+             "source": spec.source}
+            for t in fired or [] if t.get("fired") is not False and t.get("at_s") is not None and t["at_s"] > end
+            and (spec := held.get(t["fault"])) is not None]
+    return sorted(out, key=lambda f: f["at_s"])
 
 
 def apply_initial_state(sim: Simulation, plan: Plan) -> None:
