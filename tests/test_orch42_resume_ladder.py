@@ -59,4 +59,8 @@ def test_the_job_runs_again(resumed_then_failed: dict[str, Any]) -> None:
     w = resumed_then_failed
     job, hung = w["job"], w["hung"]
     assert job.state in ("running", "checkpointing"), job.state  # before: down to the end, a person paged
-    assert hung not in job.nodes
+    # the hung node was given up; it is back in the job only through the scale-out once its chip was reset (session 44:
+    # the spare the restarts failed on is inspected first, so the scale-out takes the next node of the pod to return)
+    inc = w["orch"].incident("hang")
+    assert hung not in job.nodes or any(hung in a["detail"]["add"] for a in inc["actions"]
+                                        if a["action"] == "scale_out" and a["status"] == "succeeded")

@@ -78,4 +78,8 @@ def test_the_second_ask_waits_for_the_first_requests_answer(two_crashes: dict[st
     assert inc["outcome"] == "completed" and inc["rung"] == "scale_in"
     assert all(a["end_s"] is not None for a in inc["actions"])
     job = two_crashes["job"]
-    assert job.state in ("running", "checkpointing") and two_crashes["b"] not in job.nodes
+    assert job.state in ("running", "checkpointing")
+    # B's node was given up; it is back in the job only through the scale-out after its reboot (session 44: the spare
+    # the restarts failed on is inspected first, so the scale-out takes the next node of the pod to return, B's)
+    assert two_crashes["b"] not in job.nodes or any(two_crashes["b"] in a["detail"]["add"] for a in inc["actions"]
+                                                    if a["action"] == "scale_out" and a["status"] == "succeeded")

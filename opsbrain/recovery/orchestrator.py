@@ -313,6 +313,16 @@ class Orchestrator(StepRunner, LinkCover):
             return
         if any(spare in w.nodes for w in self.sim.workloads.values()) or not ctx.node_healthy(spare):
             return
+        if ctx.vars.get("spare_given_up") == spare and any(
+                a["action"] == "scale_instance" and a["status"] == "succeeded" for a in rec.actions):
+            # the scale-in gave up the slot this spare stood in for because the job's restarts onto it failed: put
+            # back into the pool, the scale-out took it into the same job at once (a scale-in, then at once a
+            # scale-out onto the node the restarts had just failed on; session 44). It is inspected first, as a
+            # spare that fails its self-check is, and rejoins the pool repaired
+            self.exec.send_to_repair(spare, rec, "the job's restarts onto this spare failed; the scale-in gave up "
+                                     "its slot", step="spare_restarts_failed",
+                                     how="inspected and repaired after the job's restarts onto it failed")
+            return
         self.exec.return_spare(spare, rec, how="taken but not used by the response")
 
     def _respond(self, rec: IncidentRecord, diag: Diagnosis) -> Gen:

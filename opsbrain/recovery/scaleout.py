@@ -9,7 +9,13 @@ standbys plus the in-memory checkpoint load). It is journaled on the incident th
 of rung ``scale_out`` (kind ``followup``), with a ``spare_used`` follow-up per node taken and a ``scaled_out``
 follow-up once the job runs at its new size.
 
-Only a pool node whose chips are all in service is taken (session 39). The rescale starts only while the job runs
+Only a pool node whose chips are all in service is taken (session 39), and only into a pod where the job has fewer
+nodes than at launch, up to that pod's shortfall (session 44): MindCluster re-places a faulty node of a logical
+SuperPoD only with a node of the corresponding physical SuperPoD ("Affinity Scheduling of Logical SuperPoDs",
+hiascend.com/document/detail/en/mindcluster/730/clustersched/schedulingug/dl_affinity_0032.html), as ``swap_spare``
+looks only in the failed node's pod. Before, a job scaled in because its pod's pool was empty took another pod's idle
+spare the moment the scale-in ended (a scale-in then at once a scale-out: 86 of 219 scale-ins on the replay of the
+InfiniteHBD trace, seed 0). The rescale starts only while the job runs
 (a checkpoint write under way is let finish, re-checked each step) and no response is acting on it; a failed
 rescale gives the nodes back to the pool and leaves the job scaled in (the next node returning, or the next response
 ending, tries again).
@@ -17,6 +23,7 @@ ending, tries again).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -68,12 +75,24 @@ class ScaleOut:
     def _launch_nodes(self, w: Any) -> int:
         return len(w.placements[0][1]) if getattr(w, "placements", None) else len(w.nodes)
 
+    def _short(self, w: Any) -> Counter[str | None]:
+        """Per pod, how many nodes the job has fewer than at launch (the slots a scale-in gave up there)."""
+        launch = Counter(ids.pod_of(n) for n in (w.placements[0][1] if getattr(w, "placements", None) else w.nodes))
+        return launch - Counter(ids.pod_of(n) for n in w.nodes)
+
     def _free_spares(self, w: Any) -> list[str]:
         """The pool's nodes of the job's pods a rank can be placed on: a node with a chip out of service (a spare
         whose chip failed or was isolated while it waited, a repair ticket open) stays in the pool, unschedulable
         until the chip is back (session 39: before, the rescale took it and failed at its end; targets.devices_out)."""
         pods = {ids.pod_of(n) for n in w.nodes}
         return [n for n in self.sim.control.spares if ids.pod_of(n) in pods and not devices_out(self.sim, n)]
+
+    def _fillable(self, w: Any) -> list[str]:
+        """The pool's nodes a rank can be placed on (as :meth:`_free_spares`) in a pod where the job is short of its
+        launch nodes (session 44: a slot given up is filled from its own pod's pool, as MindCluster re-places a node
+        within its physical SuperPoD; before, from any pod of the job's)."""
+        short = self._short(w)
+        return [n for n in self.sim.control.spares if short[ids.pod_of(n)] > 0 and not devices_out(self.sim, n)]
 
     def _try(self, job: str) -> None:
         w = self.sim.workloads.get(job)
@@ -82,7 +101,7 @@ class ScaleOut:
             return
         if job in self._under_way or getattr(w, "state", "") not in ("running", "checkpointing"):
             return
-        if self.orch.busy_with(job) or not self._free_spares(w):
+        if self.orch.busy_with(job) or not self._fillable(w):
             return
         self._under_way.add(job)
         self.sim.env.process(self._rescale(job, self.scaled_in[job]))
@@ -92,9 +111,12 @@ class ScaleOut:
         c, st, now = self.sim.control, self.sim.state, self.sim.now
         rng = self._rngs.setdefault(w.name, self.sim.rng(f"recovery/scale-out/{w.name}"))
         taken: list[str] = []
-        for spare in self._free_spares(w):
+        short = self._short(w)
+        for spare in self._fillable(w):
             if len(taken) >= want:
                 break
+            if short[ids.pod_of(spare)] <= 0:
+                continue  # that pod's slots are filled already (by a node taken before this one)
             c.spares.remove(spare)
             if st.health(spare) != Health.HEALTHY:
                 rec.follow_up("spare_unusable", spare, now, health=str(st.health(spare)))
@@ -103,6 +125,7 @@ class ScaleOut:
                 self.orch.exec.failed_self_check(spare, rec)
                 continue
             taken.append(spare)
+            short[ids.pod_of(spare)] -= 1
             left = len([n for n in c.spares if ids.pod_of(n) == ids.pod_of(spare)])
             rec.follow_up("spare_used", spare, now, replaces=None, scale_out=w.name, spares_left=left,
                           note=f"taken to scale {w.name} back out towards its launch size")

@@ -99,6 +99,9 @@ class WorkloadActions(ExecutorBase):
         drop, replace, refused = self._scale_in_plan(name, params, ctx)
         if refused is not None:
             return self._instant("scale_instance", name, "failed", retryable=False, **refused)
+        if ctx.spare is not None and ctx.spare not in replace.values() and ctx.spare in self._replace(
+                {}, ctx, list(self.sim.workloads[name].nodes)).values():
+            ctx.vars["spare_given_up"] = ctx.spare  # its slot given up: the restarts onto it failed (session 44)
         return self.sim.control.scale_in_job(name, drop, replace)
 
     def scale_in_refused(self, name: str, params: Any, ctx: Context) -> str | None:
