@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -156,14 +157,18 @@ def validate_files(paths: list[str]) -> list[ScenarioError]:
             found = plan_errors(Scenario.model_validate(data), str(path))
         else:
             said = {str(e) for e in found}
-            found = _in_fault_order(found, [e for e in fault_errors_beside(data, str(path)) if str(e) not in said])
+            refused = {e.path or "" for e in found}
+            found = _in_fault_order(found, [e for e in fault_errors_beside(data, str(path), refused)
+                                            if str(e) not in said])
         errors.extend(found)
     return errors
 
 
-def fault_errors_beside(data: Any, file: str) -> list[ScenarioError]:
+def fault_errors_beside(data: Any, file: str, refused: Collection[str] = ()) -> list[ScenarioError]:
     """The checks of each fault that validates on its own in a file with other errors: a start at or after the
     run's end (when ``spec.duration`` is valid) and its target against the topology (when ``spec.topology`` is).
+    ``refused``: the paths the schema's errors name; a field there (a fault of them too) is not checked again, as a
+    lax reading would take ``true`` for 1.0.
     Session 44 (newuser44): the checks ran in stages, each only on a file the one before passed, so a negative time
     hid a fault after the end, and that hid every bad target; the user fixed one round to meet the next."""
     from opsbrain.scenario.plan import fault_target_errors
@@ -173,11 +178,17 @@ def fault_errors_beside(data: Any, file: str) -> list[ScenarioError]:
         return []
     faults = []
     for i, item in enumerate(spec["faults"]):
+        if any(p.startswith(f"spec.faults[{i}]") for p in refused):
+            continue  # its own errors are said already
         try:
             faults.append((i, _FAULT.validate_python(item)))
         except ValidationError:
             continue  # its own errors are said already
-    duration, topology = _alone(_DURATION, spec.get("duration", Spec.model_fields["duration"].default)), \
+    # a field the schema refused is no value to check against: ``duration: true`` is 1.0 to a lax float
+    # (session 44: it added "fault after the end of the run (duration 1.0 s)" beside the refusal)
+    duration = None if any(p.startswith("spec.duration") for p in refused) else \
+        _alone(_DURATION, spec.get("duration", Spec.model_fields["duration"].default))
+    topology = None if any(p.startswith("spec.topology") for p in refused) else \
         _alone(TopologySpec, spec.get("topology", {}))
     out = [ScenarioError(msg, file=file, path=yaml_path(("spec", "faults", i, "at")))
            for i, f in faults if duration is not None
