@@ -31,7 +31,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"other software to ?interact with the container's network stack\.|"
                     r"Device do not support double dtype now, dtype cast rep(?:la|al)ce with float\.|"
                     r"device_hot_reset\.sh: line \d+: echo: write error: No such device\s*$|"
-                    r"^\s*Error Correction Type: (?:Other|Unknown|None|Parity|Single-bit ECC|Multi-bit ECC|CRC)\s*$")
+                    r"^\s*Error Correction Type: (?:Other|Unknown|None|Parity|Single-bit ECC|Multi-bit ECC|CRC)\s*$|"
+                    r"^\s*(?:Host|Media) SNR Lane\d+\s*:\s*not supported\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -125,7 +126,11 @@ not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them
 dmidecode's ``Error Correction Type: Single-bit ECC`` (or ``Multi-bit ECC``, ``Parity``, ...)
 is an inventory field, SMBIOS (DMTF DSP0134) type 7's cache and type 16's memory array error-correction kind
 (dmidecode.c ``dmi_cache_ec_type``, ``dmi_memory_array_ec_type``): the ECC the hardware has, not an error it
-reported (session 44, tester44f: a Dell server's ``dmidecode`` read hbm_ce_storm 0.77 from it)."""
+reported (session 44, tester44f: a Dell server's ``dmidecode`` read hbm_ce_storm 0.77 from it).
+``hccn_tool -i N -optical -g``'s ``Host SNR Lane0       : not supported`` (ascend-fd's fixture, Ascend/mind-cluster
+@22bb3d98 component/ascend-faultdiag/test/st_module_testcase/kg_parse/npu_info_before.txt): a figure the module does
+not measure, no operator a job called (session 44, optread44: four such lines read framework_error 0.57 from one
+port's optical answer; :mod:`opsbrain.ingest.commands` leaves such values out as well)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""

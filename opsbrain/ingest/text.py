@@ -45,6 +45,7 @@ from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.streams import NOT_EVIDENCE, AsOpened, ground_truth_sidecar, not_a_log
 from opsbrain.ingest.surface import WRAP_LOOK, fill_holes, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
+from opsbrain.ingest.transceivers import Beyond, TransceiverScan, power_signal
 from opsbrain.ingest.workers import device_dir, host_root, real_host_file
 from opsbrain.lazyre import lazy_compile
 
@@ -223,6 +224,7 @@ class LineReader:
         # an npu_info file of a collection: read by the bundle reader's rule (link states and metrics are no lines)
         info = NPU_INFO.search(path or file or "")
         scan = NpuInfoScan() if info else None
+        optics = TransceiverScan()  # a module's lane power against the thresholds its dump prints (optread44)
         # a line written again in a row (two handlers on a logger, a tee pasted with its stream, a retry printed
         # a million times) is read once (repeats.fold_runs: the bundle reader's rule too)
         for (n, raw), _copies in fold_runs(numbered, itemgetter(1)):
@@ -237,6 +239,7 @@ class LineReader:
                 header = raw[4:-4].strip() or None
                 continue
             line, prefix = plain(raw)
+            self._beyond(optics.step(line, n), file, twin)
             ts, dated = parse_stamp(line, self._year)
             if ts is None and prefix:
                 ts, dated = parse_stamp(prefix, self._year)
@@ -274,6 +277,7 @@ class LineReader:
                     self.signals.append(s.at(line_no=n, file=file))
                     if origin is not None:
                         self.origins[(file, n)] = origin
+        self._beyond(optics.step(None), file, twin)
         if (binary_here := self.stats.binary_lines - binary_before) > 0:
             self.stats.not_read.append(f"{file or 'input'}: {binary_here} lines of binary content (not text)")
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
@@ -283,6 +287,10 @@ class LineReader:
             self.signals.extend(told)
             self._tls_told = True
         self.stats.signals = len(self.signals)
+
+    def _beyond(self, found: list[Beyond], file: str | None, twin: bool | ChipMap | None) -> None:
+        """The signals of the lanes a module's dump found beyond its own thresholds (:mod:`.transceivers`)."""
+        self.signals.extend(power_signal(b, self._last, twin=twin).at(line_no=b.line_no, file=file) for b in found)
 
     def read_numbering(self, files: Iterable[Path]) -> None:
         """A first pass over a directory's ``npu_info_*.txt`` files (small; nothing else is read): each real host's
