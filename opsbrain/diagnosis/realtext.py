@@ -48,6 +48,11 @@ program it names are the collection's, not the failure's words."""
 FAN_OUT_HEAD = lazy_compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*-\d+): ")
 """A fan-out tool's head (pdsh, ``ansible -m shell``: ``gpu-srv42.dc1.example.com: <line>``, ``10.0.0.7: ``,
 ``worker-3: ``)."""
+MARKDOWN_FENCE = lazy_compile(r"^(?:`{3,}|~{3,})[\w+.#-]*$")
+"""A Markdown code fence around a paste (GitHub's issue templates, vllm-ascend's bug template: a ```` ```text ````
+line before the log and a ```` ``` ```` after it; CommonMark 0.31 4.5 "Fenced code blocks"): the wrapper's, not the
+log's, so not read (session 44: the fence's info string ``text`` was a token of the text model, and a fenced dev
+excerpt, b39b-04, read framework_error 0.43 where bare it read driver_firmware_error; tests/test_real_wrappers.py)."""
 _TAGS = r"^\s*(?:\[(?!(?:ERROR|ERR|FATAL|CRITICAL|WARN)\b)[^\]\[]{1,40}\]:?\s*){0,3}"
 """Up to three bracketed tags before a line's bracketed level, none of them a level: a component and a time
 (the CANN installers' ``[Runtime] [2022-11-30 00:22:53] [INFO]: ...``, /var/log/ascend_seclog/ascend_install.log)."""
@@ -334,7 +339,7 @@ class TextView:
         if text and (host := host_in(text)):
             text = text.replace(host, " ").strip()  # a host's name is the collection's, not the failure's words
         if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text) or \
-                BENIGN.search(text) or SELF_FAILURE.search(text):
+                BENIGN.search(text) or SELF_FAILURE.search(text) or MARKDOWN_FENCE.match(text):
             return
         err = (len(self.errors) < self.limit and _has_error_word(text) is not None and not SETTING_LINE.match(text)
                and not COUNTER_LINE.match(text))
