@@ -305,7 +305,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     if mr is not None:
         out["root_cluster"] = mr
         apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)
-    readout_capped(out, sigs, view is not None and view.fails())  # a state alone is a symptom (session 44)
+    readout_capped(out, sigs, view is not None and view.fails_beyond())  # a state alone is a symptom (session 44)
     with_component_self(out, sigs, lambda s: s.host)
     with_symptoms(out, stats)
     if out["fault_class"] != UNKNOWN and not out["evidence_lines"]:

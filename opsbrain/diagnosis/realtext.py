@@ -32,6 +32,7 @@ from typing import Any
 
 from opsbrain.fastre import fast_lines_with, fast_search
 from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
+from opsbrain.ingest.readouts import readout_line
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
@@ -305,6 +306,8 @@ class TextView:
         """Error lines not stated at WARNING level (:data:`WARNING_STATED`)."""
         self.stated: list[tuple[str | None, int, str]] = []
         """The failing lines that state the failure (:data:`FAILURE_STATED`)."""
+        self.readouts = [0, 0]
+        """Of the failing lines, and of the stated ones, how many are a readout's field (:meth:`fails_beyond`)."""
         self.near: list[tuple[str | None, int, str]] = []
         """The stated lines with the kept lines around them (:data:`NEAR_LINES` before and after each)."""
         self._recent: deque[tuple[str | None, int, str]] = deque(maxlen=NEAR_LINES)
@@ -347,8 +350,11 @@ class TextView:
             self.errors.append((file, line_no, text))
             if not (WARNING_STATED.search(head) or WARNING_STATED.match(text)):
                 self.failing += 1
+                readout = readout_line(text)
+                self.readouts[0] += readout
                 if FAILURE_STATED.search(head) or FAILURE_STATED.search(text):
                     self.stated.append(row)
+                    self.readouts[1] += readout
                     stated = True
         if len(self.near) < self.limit:
             if stated:
@@ -384,6 +390,12 @@ class TextView:
         """Whether a line says a program failed: on an excerpt, an error line not stated at WARNING level; on a long
         input, one that states the failure (:data:`FAILURE_STATED`)."""
         return bool(self.stated) if self.long else self.failing > 0
+
+    def fails_beyond(self) -> bool:
+        """As :meth:`fails`, a status readout's field aside (``net health status: Socket failed``: a state a tool
+        read, not a program saying it failed; :mod:`opsbrain.ingest.readouts`), for the readout cap
+        (:mod:`opsbrain.diagnosis.statecap`; session 44, bundle44)."""
+        return len(self.stated) > self.readouts[1] if self.long else self.failing > self.readouts[0]
 
     def lines(self) -> list[tuple[str | None, int, str]]:
         """The lines the model reads: an excerpt's whole (its first :attr:`limit`); a long input's stated lines and

@@ -5,12 +5,14 @@ column) says what state a part is in, not why: a RoCE port reads DOWN as well wh
 it, when it was disabled, or when its cable runs to nothing. blind43 b43c-01 (a single 910B3 node built without
 modules; the job failed on a rank table of two pod IPs that forced RoCE) read roce_port_down at 0.86 from such lines.
 Where every signal of the input at warning level or above is a readout, and no line of it says a program failed
-(:meth:`opsbrain.diagnosis.realtext.TextView.fails`), the answer keeps its class (the state is consistent with it)
+(:meth:`opsbrain.diagnosis.realtext.TextView.fails_beyond`: a readout's own field, ``net health status: Socket
+failed``, is no such line; session 44, bundle44), the answer keeps its class (the state is consistent with it)
 at no more than :data:`READOUT_CAP`, and says why. A line that states the fault (the port's LINK DOWN history
 record, the device's event 0x81078603, an ``Error Code`` line, a program's error) lifts the cap.
 
-Only the real-text answer is capped (``diagnose --logs``, an incident file, the watch): the twin's telemetry states
-its faults as events (link history records, device events), and its held-out evaluation decides through
+Only the real-text answer is capped (``diagnose --logs``, an incident file, the watch and, since session 44's
+bundle44, ``diagnose --bundle``, whose ``environment_check/`` files hold the same readouts): the twin's telemetry
+states its faults as events (link history records, device events), and its held-out evaluation decides through
 :meth:`opsbrain.diagnosis.engine.Engine.decide` unchanged.
 """
 
