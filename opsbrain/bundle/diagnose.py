@@ -42,6 +42,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
     primary_order,
 )
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
+from opsbrain.diagnosis.rootdevice import DEVICE_NOTE
 from opsbrain.diagnosis.statecap import readout_capped, readouts_only
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
@@ -180,8 +181,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
             npu := _one_npu(incidents, primary)) is not None:
         diagnosis["root"] = {**root_in_user_terms(npu, r.report["workers"], r.chips),
                              "component": diagnosis.get("component")}
-        diagnosis["evidence"].append(f"device {diagnosis['root']['device']}: the one device the incident's "
-                                     "signals name (the class's component is its node)")
+        diagnosis["evidence"].append(DEVICE_NOTE.format(dev=diagnosis["root"]["device"]))
     diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     # a port's link changes from before the job are its history: not the root's own signals (as under --logs)
