@@ -42,6 +42,8 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
     primary_order,
 )
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
+from opsbrain.diagnosis.rootdevice import DEVICE_NOTE
+from opsbrain.diagnosis.statecap import readout_capped, readouts_only
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
 from opsbrain.ingest.parsers import narrow_to_gate
@@ -154,6 +156,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     if voted is not None:
         primary = voted
     read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine, every)
+    failed = _fails(sigs, r.ranks.job_start, every)  # (for the readout cap below, as --logs reads it)
     del every  # (let go: its lines are no longer looked at)
     if read is not None:
         primary = read
@@ -178,8 +181,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
             npu := _one_npu(incidents, primary)) is not None:
         diagnosis["root"] = {**root_in_user_terms(npu, r.report["workers"], r.chips),
                              "component": diagnosis.get("component")}
-        diagnosis["evidence"].append(f"device {diagnosis['root']['device']}: the one device the incident's "
-                                     "signals name (the class's component is its node)")
+        diagnosis["evidence"].append(DEVICE_NOTE.format(dev=diagnosis["root"]["device"]))
     diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     # a port's link changes from before the job are its history: not the root's own signals (as under --logs)
@@ -201,6 +203,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     if r.ranks.jobs:
         J.other_jobs(diagnosis, r.ranks, chosen, placed, engine, now, names)
     attempts = J.say_attempt(diagnosis, job, nth)
+    readout_capped(diagnosis, placed, failed)  # a state alone is a symptom (diagnosis.statecap; as under --logs)
     if (note := chip_named(diagnosis["root"], table)) is not None:
         diagnosis["evidence"].append(note)  # the root cluster's name and the verdict's: one device
     from opsbrain.diagnosis.oneclick import with_component_self
@@ -232,6 +235,20 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
     })
     return report
+
+
+def _fails(sigs: list[Signal], job_start: float | None, every: Any) -> bool:
+    """Whether a line of the bundle says a program failed (:meth:`opsbrain.diagnosis.realtext.TextView.fails_beyond`, on
+    every line as ``--logs`` reads them), for the readout cap (:func:`opsbrain.diagnosis.statecap.readout_capped`);
+    read only where the cap may apply (the signals left once the ports' link history goes are all readouts), else
+    True (the cap does not apply)."""
+    from opsbrain.diagnosis.realtext import TextView
+
+    if not readouts_only(link_history_dropped(sigs, job_start)[0]):
+        return True
+    view = TextView()
+    every.feed(view)
+    return view.fails_beyond()
 
 
 def _worker_facts(workers: list[dict[str, Any]], table: Any) -> None:

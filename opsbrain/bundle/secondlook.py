@@ -127,13 +127,12 @@ def _incident_processes(incidents: list[Any], primary: dict[str, Any] | None, wh
 
 
 def _one_npu(incidents: list[Any], primary: dict[str, Any] | None) -> str | None:
-    """The one NPU every device-level signal of the primary incident names, else None (as ``--logs`` names the one
-    device its input names where no signal placed the verdict on one)."""
-    from opsbrain.ingest.where import npu_of
+    """The one NPU the primary incident's evidence places its fault on, else None (the rule ``--logs`` shares:
+    :func:`opsbrain.diagnosis.rootdevice.placed_device`)."""
+    from opsbrain.diagnosis.rootdevice import placed_device
 
     inc = next((i for i in incidents if primary is not None and i.id == primary.get("id")), None)
-    npus = {n for s in (inc.signals if inc is not None else ()) if s.component and (n := npu_of(s.component))}
-    return npus.pop() if len(npus) == 1 else None
+    return placed_device(inc.signals) if inc is not None else None
 
 
 TEXT_WINDOW_S = 60.0

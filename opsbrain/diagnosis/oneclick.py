@@ -29,6 +29,7 @@ from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs, say_at
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
+from opsbrain.diagnosis.rootdevice import DEVICE_NOTE, placed_device
 from opsbrain.diagnosis.statecap import readout_capped
 from opsbrain.diagnosis.symptoms import with_symptoms
 from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelled
@@ -295,6 +296,11 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         out["root"] = process_root(out["root"], apart[1].pid, ranks)  # a paste naming no host: the process
     elif out["root"].get("host") is None and (host := apart[1].host if apart else _one_host(sigs)) is not None:
         out["root"] = {**out["root"], "host": host}  # a class, no component: the one host whose lines failed
+    own = [s for s in sigs if id(s) not in lone and (apart is None or apart[1].holds(s))]
+    if out["fault_class"] != UNKNOWN and out["root"].get("device") is None and (npu := placed_device(own)):
+        out["root"] = {**out["root"], **{k: v for k, v in user_terms(npu).items() if k != "component"}}
+        d.evidence.append(DEVICE_NOTE.format(dev=out["root"]["device"]))  # (as --bundle: rootdevice)
+        out["evidence"] = list(d.evidence)
     cited = {(r["file"], r["line"]) for r in text_lines}  # a line the text fallback cites is listed once
     ev = [r for r in _evidence_lines(sigs, d, apart[1].holds if apart else None) if (r["file"], r["line"]) not in cited]
     out["evidence_lines"] = (text_lines + ev)[:MAX_EVIDENCE_LINES]
@@ -305,7 +311,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     if mr is not None:
         out["root_cluster"] = mr
         apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)
-    readout_capped(out, sigs, view)  # a state alone is a symptom (session 44)
+    readout_capped(out, sigs, view is not None and view.fails_beyond())  # a state alone is a symptom (session 44)
     with_component_self(out, sigs, lambda s: s.host)
     with_symptoms(out, stats)
     if out["fault_class"] != UNKNOWN and not out["evidence_lines"]:

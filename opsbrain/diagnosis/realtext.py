@@ -23,7 +23,7 @@ import math
 import re
 from array import array
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,6 +32,7 @@ from typing import Any
 
 from opsbrain.fastre import fast_lines_with, fast_search
 from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
+from opsbrain.ingest.readouts import readout_line
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
@@ -308,10 +309,10 @@ class TextView:
         self.errors: list[tuple[str | None, int, str]] = []
         self.failing = 0
         """Error lines not stated at WARNING level (:data:`WARNING_STATED`)."""
-        self.failing_texts: list[str] = []
-        """Those lines' texts (at most :attr:`limit`, as :attr:`errors`)."""
         self.stated: list[tuple[str | None, int, str]] = []
         """The failing lines that state the failure (:data:`FAILURE_STATED`)."""
+        self.readouts = [0, 0]
+        """Of the failing lines, and of the stated ones, how many are a readout's field (:meth:`fails_beyond`)."""
         self.near: list[tuple[str | None, int, str]] = []
         """The stated lines with the kept lines around them (:data:`NEAR_LINES` before and after each)."""
         self._recent: deque[tuple[str | None, int, str]] = deque(maxlen=NEAR_LINES)
@@ -354,9 +355,11 @@ class TextView:
             self.errors.append((file, line_no, text))
             if not (WARNING_STATED.search(head) or WARNING_STATED.match(text)):
                 self.failing += 1
-                self.failing_texts.append(text)
+                readout = readout_line(text)
+                self.readouts[0] += readout
                 if FAILURE_STATED.search(head) or FAILURE_STATED.search(text):
                     self.stated.append(row)
+                    self.readouts[1] += readout
                     stated = True
         if len(self.near) < self.limit:
             if stated:
@@ -388,15 +391,16 @@ class TextView:
         """More lines than an excerpt the model was fitted on (:data:`LONG_INPUT`)."""
         return self.overflow or self.handed > LONG_INPUT
 
-    def fails(self, beside: Callable[[str], bool] | None = None) -> bool:
+    def fails(self) -> bool:
         """Whether a line says a program failed: on an excerpt, an error line not stated at WARNING level; on a long
-        input, one that states the failure (:data:`FAILURE_STATED`). ``beside``: lines it holds true of do not count
-        (the readout cap's status readouts, whose state words are error words: ``net health status: Receive
-        timeout``; review44)."""
-        if beside is None:
-            return bool(self.stated) if self.long else self.failing > 0
-        texts = [t for _f, _n, t in self.stated] if self.long else self.failing_texts
-        return any(not beside(t) for t in texts)
+        input, one that states the failure (:data:`FAILURE_STATED`)."""
+        return bool(self.stated) if self.long else self.failing > 0
+
+    def fails_beyond(self) -> bool:
+        """As :meth:`fails`, a status readout's field aside (``net health status: Socket failed``: a state a tool
+        read, not a program saying it failed; :mod:`opsbrain.ingest.readouts`), for the readout cap
+        (:mod:`opsbrain.diagnosis.statecap`; session 44, bundle44)."""
+        return len(self.stated) > self.readouts[1] if self.long else self.failing > self.readouts[0]
 
     def lines(self) -> list[tuple[str | None, int, str]]:
         """The lines the model reads: an excerpt's whole (its first :attr:`limit`); a long input's stated lines and

@@ -422,6 +422,10 @@ _OWN_LINE = lazy_compile(r"terminate called |during handling |double free |corru
 """Lower-case prose that a program prints as a line of its own (libstdc++'s abort, Python's chained traceback, glibc's
 heap checks): never the rest of the row before."""
 _LEVELLED = lazy_compile(r"\b(?:DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\b|\[[DIWEF]\]")
+_COMMAND_END = lazy_compile(r"\s--?[A-Za-z][\w-]*$")
+"""A command line's last option (``/usr/local/Ascend/driver/tools/hccn_tool -i 0 -net_health -g``): the row after it
+is the command's answer (``net health status: Socket failed``), never the rest of the command (session 44: a
+collection's full command paths reach :data:`REJOIN_MIN`, and the answer, a readout, was read joined to it)."""
 
 
 def goes_on(prev: str, row: str) -> bool:
@@ -431,8 +435,9 @@ def goes_on(prev: str, row: str) -> bool:
     carries a level (a logger's line whose rest lost its head would be read at that level); ``row`` starts with a
     lower-case word and a space (:data:`_PROSE_GOES_ON`), is none of :data:`_OWN_LINE`, and has no head of its own.
     A traceback's indented lines, a log line with its head, a table row, a rule and ``key: value`` lines never
-    continue a row."""
-    if len(prev) < REJOIN_MIN or not prev[-1].isalnum() or not row[:1].islower() or not row.isascii():
+    continue a row, and no row continues a command line (:data:`_COMMAND_END`)."""
+    if len(prev) < REJOIN_MIN or not prev[-1].isalnum() or not row[:1].islower() or not row.isascii() or \
+            _COMMAND_END.search(prev):
         return False
     if not _PROSE_GOES_ON.match(row) or _OWN_LINE.match(row) or plain(row)[1]:
         return False
