@@ -366,6 +366,20 @@ def _row(text: str) -> bool:
     return len(text) == WRAP_COLUMNS and text[-1] not in "|+" and not (text[0] in _RULE and text[-1] == text[0])
 
 
+def _columns(text: str) -> set[int]:
+    """Where a column of a table without borders starts: a character after a run of two or more spaces."""
+    return {j for j in range(2, len(text)) if text[j] != " " and text[j - 1] == " " and text[j - 2] == " "}
+
+
+def _aligned(a: str, b: str) -> bool:
+    """Two rows of :data:`WRAP_COLUMNS` characters that are rows of one table without borders, padded to that width:
+    two or more of their columns start at the same places (a Huawei switch's ``display interface brief``, ``400GE1/0/25
+    up   up   0.01%  0.01%   0   0`` under its ``Interface  PHY  Protocol ...`` head; session 44: four such rows
+    were read as one wrapped line, and the ``transceiver information`` head after them was lost). A terminal's cut
+    rows of text share no such columns."""
+    return len(a) == len(b) == WRAP_COLUMNS and len(_columns(a) & _columns(b)) >= 2
+
+
 _LINE_START = lazy_compile(r"\s|\[|\(|\d{4}[-/.]|\d\d[-/:.]|[A-Z][a-z]{2} [ \d]\d |\d{1,2}月 [ \d]\d |[EWIF]\d{4} |"
                          r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|Traceback|File \")\b")
 """How a line of its own starts: an indent, a ``[LEVEL]`` or ``[time]``, a date or time, a syslog month (``Mar``,
@@ -386,7 +400,8 @@ def wrapped_paste(head: list[str]) -> bool:
     texts = [x.rstrip("\r") for x in head]
     if max(map(len, texts)) > WRAP_COLUMNS:
         return False
-    rows = [i for i, t in enumerate(texts) if _row(t)]
+    rows = [i for i, t in enumerate(texts) if _row(t) and not any(
+        _aligned(t, texts[k]) for k in (i - 1, i + 1) if 0 <= k < len(texts))]
     return len(rows) >= 2 or (len(rows) == 1 and rows[0] + 1 < len(texts) and _continues(texts[rows[0] + 1]))
 
 
@@ -394,11 +409,18 @@ def unwrap(texts: Iterable[str], cut: int) -> Iterator[tuple[int, str]]:
     """Numbered lines of a wrapped paste: a row of exactly :data:`WRAP_COLUMNS` characters joined with the row after
     it (the line numbered as its first row), until a longer row shows the input is no wrapped paste after all (held
     rows then stand alone, and so do the rest)."""
-    held, at, wrapped = "", 0, True
+    held, at, wrapped, last = "", 0, True, ""
     for n, row in enumerate(texts, 1):
         full = _row(row)
         if wrapped and len(row) > WRAP_COLUMNS:
             wrapped = False
+        if wrapped and full and _aligned(last, row):  # a table's rows (:func:`_aligned`): each a line of its own
+            if held:
+                yield at, held
+            held, last = "", row
+            yield n, row
+            continue
+        last = row
         if held and wrapped:
             row, n = (held + row)[:cut], at
         elif held:
