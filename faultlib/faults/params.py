@@ -52,7 +52,8 @@ class FaultParams(ParamGroup):
         "that re-trains after a transient, a connector reseated in passing): longer than the 20 s after which "
         "MindCluster escalates a link-down (facts.md §3; a shorter down is only reported) and within minutes. Only "
         "a fault spec with a duration heals; case generation draws its healed link_down runs' durations from this, "
-        "conditioned on exceeding the ops brain's detector.link_down_after_s (session 43, link43b)")
+        "conditioned on exceeding the ops brain's detector.link_down_after_s (session 43, link43b); a healed run's "
+        "sibling links come back after the same duration, as a scenario item's targets do (session 44)")
     dirty_flap_down_s: float = P(0.5, "s", A + "a dirty end-face flap re-locks within about a second", gt=0)
     crc_burst: float = P(5000.0, "errors", A + "mean CRC errors counted around one hard flap (link_flap, link_down; "
                          "exponential); a dirty connector draws from the background flap's mean instead; since "

@@ -22,6 +22,7 @@ one stamp are ordered :mod:`opsbrain.detection.anchors` (session 43).
 from __future__ import annotations
 
 import heapq
+import math
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -312,8 +313,7 @@ class Detector:
         self._diagnose(inc)
         if first:
             self._split_dark_nodes(inc)
-        if first and dark_links(inc.signals):
-            self._schedule(self.p.recheck_s, lambda: self._recheck(inc))
+        self._start_recheck(inc)
 
     def _split_dark_nodes(self, inc: Incident) -> None:
         """Several nodes going dark in the same second share every L2 chip, so their link-downs open one incident;
@@ -347,8 +347,7 @@ class Detector:
         at = next((k for k, other in enumerate(self.incidents) if other.opened_at > t0), len(self.incidents))
         self.incidents.insert(at, inc)  # kept in opening order: :meth:`_find` stops at the first beyond the horizon
         self._diagnose(inc)  # never split again: it holds one node's signals
-        if dark_links(inc.signals):
-            self._schedule(self.p.recheck_s, lambda: self._recheck(inc))
+        self._start_recheck(inc)
 
     def _rescope(self, inc: Incident) -> None:
         """Recompute what ``inc`` holds after signals moved out of it (its job nodes are kept)."""
@@ -357,18 +356,31 @@ class Detector:
             self._widen(inc, s)
             inc.kinds.add(s.kind)
 
+    def _start_recheck(self, inc: Incident) -> None:
+        """Start :meth:`_recheck` ``recheck_s`` after a diagnosis of ``inc`` that finds a link dark which went down
+        after every down an earlier recheck covered: at the first diagnosis, and for a link that went dark in the
+        incident after its recheck had ended (a blip, then the same link down for good), which before session 44
+        was read once, a second after its down, and never past ``link_down_after_s``."""
+        dark = dark_links(inc.signals)
+        if inc.rechecking or not dark or (inc.rechecked_to is not None and max(dark.values()) <= inc.rechecked_to):
+            return
+        inc.rechecking, inc.rechecked_to = True, max(dark.values())
+        self._schedule(self.p.recheck_s, lambda: self._recheck(inc))
+
     def _recheck(self, inc: Incident) -> None:
         """Diagnose ``inc`` again while a link of it is dark; a link not yet dark for the knowledge base's link-down
         threshold (``link_down_after_s``: escalated past it, only reported under it) is read once more when it
-        passes it, so that a link that stays down is read by its definition (session 43, link43b)."""
+        passes it, so that a link that stays down is read by its definition (session 43, link43b). The oldest link
+        dark at each read sets the next: one back up, the next oldest still dark is followed."""
         dark = dark_links(inc.signals)
-        if not dark:
-            return
-        if inc.id not in self._pending:
+        if dark and inc.id not in self._pending:
             self._diagnose(inc)
-        until = min(dark.values()) + self.p.link_down_after_s - self._clock()
+        until = min(dark.values()) + self.p.link_down_after_s - self._clock() if dark else 0.0
         if until > 0:
             self._schedule(until, lambda: self._recheck(inc))
+        else:  # every link dark now has been read (its down at or before this moment)
+            inc.rechecking = False
+            inc.rechecked_to = max([*dark.values(), inc.rechecked_to or -math.inf])
 
     def _rediagnose(self, inc: Incident) -> None:
         if inc.id in self._pending or not inc.diagnoses:

@@ -50,6 +50,9 @@ class Incident:
     detected_at: float | None = None  # when the detector opened it: the first signal's path delay + reorder_s later
     # the latest moment its first signal can have happened: when it reached the detector (None: at ``opened_at``)
     event_until: float | None = None
+    # the dark-link recheck (``Detector._recheck``): whether its timer runs, and the latest down it has covered
+    rechecking: bool = False
+    rechecked_to: float | None = None
 
     @property
     def diagnosis(self) -> Diagnosis | None:

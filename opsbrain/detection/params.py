@@ -25,7 +25,8 @@ class DetectorParams(ParamGroup):
         20.0, "s", "MindCluster escalates a link down for more than 20 s and only reports a shorter one (facts.md §3): "
         "the knowledge base's link_down is a link that stays down past it, its dirty_connector a blip under it "
         "(knowledge_base/classes/link_down.yaml, dirty_connector.yaml). A link still dark when it passes this is "
-        "diagnosed once more (after the recheck), with its time dark past the definition's threshold", gt=0)
+        "diagnosed once more (after the recheck), with its time dark past the definition's threshold; a link dark "
+        "again after an incident's recheck ended is rechecked the same way (session 44)", gt=0)
     l2_join_s: float = P(1.0, "s", "reason: an L2 chip's failure is reported by all 48 peers in the same second; "
                          "later link-downs that merely share the chip belong to other incidents", ge=0)
     burst_count: int = P(3, "reports", "assumed: three correctable-error reports from one HBM stack within the burst "

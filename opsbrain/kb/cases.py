@@ -305,8 +305,10 @@ def sibling_run(seed: int, kind: str, share: float) -> bool:
 
 def sibling_specs(seed: int, spec: FaultSpec, topo: Topology, world: World) -> list[FaultSpec]:
     """The sibling faults of a run's first link fault ``spec``: the same kind on 1 to :data:`SIBLINGS_MAX` other
-    uplinks of the same node (any plane), each with its own parameters. Drawn from a stream of their own, so a run
-    without siblings is the run it always was."""
+    uplinks of the same node (any plane), each with its own parameters and ``spec``'s duration (a healed link_down's
+    siblings come back as long after their own down: a scenario's ``mode: fixed`` item gives every target its
+    ``duration``; before session 44 they stayed dark). Drawn from a stream of their own, so a run without siblings is
+    the run it always was."""
     node = ids.node_of(spec.target) if spec.target else None
     if not sibling_run(seed, spec.kind, world.sibling_links) or node is None:
         return []
@@ -315,7 +317,7 @@ def sibling_specs(seed: int, spec: FaultSpec, topo: Topology, world: World) -> l
                   if ln != spec.target)
     k = min(len(pool), int(rng.integers(1, SIBLINGS_MAX + 1)))
     return [FaultSpec(at_s=spec.at_s + float(rng.uniform(0, SIBLING_SPREAD_S)), kind=spec.kind, target=str(ln),
-                      params=_params_for(spec.kind, rng, world.fault_params))
+                      params=_params_for(spec.kind, rng, world.fault_params), duration_s=spec.duration_s)
             for ln in rng.choice(pool, size=k, replace=False)]
 
 
