@@ -33,12 +33,16 @@ from opsbrain.recovery.workload_actions import WorkloadActions  # noqa: E402
 from opsbrain.verdict import Diagnosis  # noqa: E402
 
 
-def run(before_orch43: bool, crash_s: float, approval_s: float = 600.0) -> dict[str, Any]:
+def world(before_orch43: bool, crash_s: float, approval_s: float = 600.0, until_s: float = 6 * 3600,
+          **overrides: Any) -> dict[str, Any]:
+    """Run the world to ``until_s``: the orchestrator, the simulation, the job, the crashed node ``a`` (incident
+    "A") and the HBM's node ``b`` (incident "B"); ``overrides`` are RecoveryParams fields."""
     orig = WorkloadActions.scale_in_refused
     if before_orch43:
         WorkloadActions.scale_in_refused = lambda self, name, params, ctx: None  # type: ignore[method-assign]
     try:
-        params = RecoveryParams(approval_median_s=approval_s, approval_sigma=0.0, training_scale_in_max_share=0.04)
+        params = RecoveryParams(approval_median_s=approval_s, approval_sigma=0.0, training_scale_in_max_share=0.04,
+                                **overrides)
         sim = Simulation(params=at_medians(SimParams()), seed=3, topology=Topology.build(TopologyParams(), pods=1))
         nodes = sim.topology.nodes()
         job = TrainingJob("llm", nodes[:20], sim.params.training.model_copy(update=params.job_launch_overrides()))
@@ -66,14 +70,22 @@ def run(before_orch43: bool, crash_s: float, approval_s: float = 600.0) -> dict[
         c.restart_job = restart_job  # type: ignore[method-assign]
         c.restart_process = lambda job_, instance=None: failing("restart_process", job_)  # type: ignore[method-assign]
         orch.handle("B", Diagnosis("hbm_uce", f"{b}/npu3/hbm", 0.95))
-        sim.run(6 * 3600)
-        inc = orch.incident("B")
-        back = next((f["at_s"] for f in orch.follow_ups("A") if f["type"] == "returned_to_spares"), None)
-        ran = next((e.t for e in sim.telemetry.events if e.kind == "resumed" and e.t > 610), None)
-        return {"outcome": inc["outcome"], "rung": inc["rung"], "human_steps": inc["human_steps"],
-                "job_at_6h": job.state, "runs_again_at_s": ran, "spare_back_at_s": back}
+        sim.run(until_s)
+        return {"orch": orch, "sim": sim, "job": job, "a": a, "b": b}
     finally:
         WorkloadActions.scale_in_refused = orig  # type: ignore[method-assign]
+
+
+def run(before_orch43: bool, crash_s: float, approval_s: float = 600.0, **overrides: Any) -> dict[str, Any]:
+    w = world(before_orch43, crash_s, approval_s, **overrides)
+    orch, sim, job = w["orch"], w["sim"], w["job"]
+    inc = orch.incident("B")
+    back = next((f["at_s"] for f in orch.follow_ups("A") if f["type"] == "returned_to_spares"), None)
+    ran = next((e.t for e in sim.telemetry.events if e.kind == "resumed" and e.t > 610), None)
+    wait = next((a for a in inc["actions"] if a["action"] == "waiting_for_spare"), None)
+    waited = (f"{wait['status']} t={wait['start_s']:.0f}-{wait['end_s']:.0f} s" if wait is not None else None)
+    return {"outcome": inc["outcome"], "rung": inc["rung"], "human_steps": inc["human_steps"],
+            "job_at_6h": job.state, "runs_again_at_s": ran, "spare_back_at_s": back, "waiting_for_spare": waited}
 
 
 if __name__ == "__main__":

@@ -28,11 +28,12 @@ from opsbrain.recovery.guardrails import Guardrails
 from opsbrain.recovery.linkcover import LinkCover
 from opsbrain.recovery.loader import RunbookSet, load_runbooks
 from opsbrain.recovery.manual import ManualPolicy
+from opsbrain.recovery.paged_wait import PagedWait
 from opsbrain.recovery.params import ManualParams, RecoveryParams, VendorParams
 from opsbrain.recovery.record import IncidentRecord
 from opsbrain.recovery.scaleout import ScaleOut
 from opsbrain.recovery.schema import LINK_FAULT, UNKNOWN_CLASS, WORKLOAD_STUCK, Runbook
-from opsbrain.recovery.stepper import ACTING_KINDS, WATCH_ACTIONS, StepRunner, StepsResult
+from opsbrain.recovery.stepper import ACTING_KINDS, WATCH_ACTIONS, StepsResult
 from opsbrain.recovery.targets import COMPUTE_KINDS, Context, conditions_hold
 from opsbrain.recovery.vendor import VendorDefaultPolicy
 from opsbrain.verdict import Diagnosis
@@ -68,7 +69,7 @@ def same_part_confidence(diag: Diagnosis) -> float:
     return sum(p for c, p in probs.items() if c in LINK_CLASSES)
 
 
-class Orchestrator(StepRunner, LinkCover):
+class Orchestrator(PagedWait, LinkCover):
     """Runs runbooks for diagnosed incidents (``policy="auto"``) or a baseline: the status-quo model
     (``"manual"``) or MindCluster's default handling (``"vendor-default"``)."""
 
@@ -377,7 +378,9 @@ class Orchestrator(StepRunner, LinkCover):
                     from_rung=rec.rung, to_rung="human", reason=result.reason)
             rec.outcome = "escalated_to_human"
             rec.page(diag.component, self.sim.now, f"recovery ladder exhausted: {result.reason}")
-            return
+            result = yield from self._pending_after_page(rec, ctx, ladder)  # its job down: a claim on a spare
+            if result.status != "ok":
+                return
         acted = [a for a in rec.actions if a["kind"] in ("step", "retry") and a["status"] != "skipped"]
         if self.dry_run:
             rec.outcome = "planned"
@@ -391,17 +394,6 @@ class Orchestrator(StepRunner, LinkCover):
             yield from self.take_over_if_dark(rec, ctx, rb)  # a link still dark: rb-link-down (session 41)
         if rb.followup and not self.dry_run and result.status == "ok" and rec.rung != "wait_for_repair":
             self.sim.env.process(self._followup(rec, ctx, rb))  # after wait_for_repair the repair is done
-
-    def _resume_with_spare(self, rec: IncidentRecord, ctx: Context, rung: str, reason: str) -> Gen:
-        """A warm spare came free while a later rung waited (its scale-in's approval; session 41, scen41): the rung
-        whose ``swap_spare`` found none resumes at that step, which takes the spare now held (``ctx.spare``)."""
-        back, steps, prefix, start = ctx.vars.pop("resume")
-        ctx.vars.pop("wants_spare", None)
-        rec.log("escalate", rec.runbook or "-", "succeeded", self.sim.now, self.sim.now, kind="escalation",
-                rung=back, from_rung=rung, to_rung=back, reason=reason)
-        rec.rung = back
-        result: StepsResult = yield from self._steps(rec, ctx, steps, back, prefix, start=start)
-        return result
 
     def _link_downs(self, link: str) -> int:
         """A link's downs in 24 h: the operator's link records, and at least the incidents opened on it (each

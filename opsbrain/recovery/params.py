@@ -47,6 +47,14 @@ class RecoveryParams(ParamGroup):
         "or giving it up; long enough for a node reboot (600 s median, control params) plus an on-call approval of a "
         "scale-in (600 s median) to overlap, short enough that the step (step_timeout_s) can still run the restart "
         "itself (about 5 min from a persistent checkpoint)", gt=0)
+    paged_spare_wait_max_s: float = P(
+        86400.0, "s", "reason: a response that paged a person with its training job down for want of a node keeps a "
+        "claim on the next healthy spare of its pod (or its own node back in service) and resumes its ladder with it, "
+        "as Volcano keeps a gang-scheduled job pending while resources are short and does not end it (MindCluster "
+        "FAQ 'A Job Is Pending Due to Insufficient Resources', hiascend.com .../mindcluster/730/clustersched/"
+        "schedulingug/dlug_installation_faq_025.html). Bounded at the p90 of a field repair (control."
+        "part_replacement_s, 24 h): a node of the pod under repair is back by then in 9 of 10 cases; beyond it the "
+        "job is the paged person's", gt=0)
     approval_median_s: float = P(
         600.0, "s", "assumed: an on-call engineer acknowledges and approves a paged change in ~10 min (median)", gt=0)
     approval_sigma: float = P(0.7, "log-space s.d.", "assumed: long right tail (p90 ~ 2.5 x median)", ge=0)

@@ -182,12 +182,13 @@ class SpareActions(ExecutorBase):
             return False
         return True
 
-    def spare_or(self, other: simpy.Event, pod: str, node: str, ctx: Context, rec: IncidentRecord
-                 ) -> Generator[simpy.Event, Any, str | None]:
-        """Wait for ``other`` (a person's approval) or for a usable warm spare of ``pod``, whichever comes first
-        (session 41, scen41): a spare returned to the pool or schedulable again meanwhile is taken for ``node``
-        (health and self-check as :meth:`_swap_spare`), as a gang scheduler places a pending job once a node is
-        free. The spare, or None when ``other`` came first."""
+    def spare_or(self, other: simpy.Event, pod: str, node: str, ctx: Context, rec: IncidentRecord,
+                 note: str = "a warm spare came free while the response waited for an approval to scale in: taken "
+                             "instead") -> Generator[simpy.Event, Any, str | None]:
+        """Wait for ``other`` (a person's approval; a paged response's bound, session 44) or for a usable warm spare
+        of ``pod``, whichever comes first (session 41, scen41): a spare returned to the pool or schedulable again
+        meanwhile is taken for ``node`` (health and self-check as :meth:`_swap_spare`), as a gang scheduler places a
+        pending job once a node is free. The spare, or None when ``other`` came first."""
         env, c = self.sim.env, self.sim.control
         while True:
             found = next((n for n in c.spares if ids.pod_of(n) == pod and not devices_out(self.sim, n)), None)
@@ -207,8 +208,7 @@ class SpareActions(ExecutorBase):
             ctx.spare = spare
             self.taken[node] = spare
             rec.follow_up("spare_used", spare, env.now, replaces=node, spares_left=pod_pool(self.sim, node),
-                          returned=returned, note="a warm spare came free while the response waited for an approval "
-                                                  "to scale in: taken instead")
+                          returned=returned, note=note)
             return spare
 
     def _repair_or_spare(self, action: str, target: str, repair: Callable[[], simpy.Process], ctx: Context,

@@ -173,6 +173,24 @@ class WorkloadActions(ExecutorBase):
         or given up (a gang-scheduled job stays pending: Volcano, MindCluster)."""
         return sorted(self._out_of_service(list(self.sim.workloads[name].nodes)) - set(replace))
 
+    def unplaceable(self, name: str, ctx: Context) -> list[str]:
+        """Nodes of training job ``name`` out of service now that no spare taken stands in for: a restart could not
+        place its ranks (:meth:`_unplaceable`)."""
+        return self._unplaceable(name, self._replace({}, ctx, list(self.sim.workloads[name].nodes)))
+
+    def restart_under_way(self, name: str) -> simpy.Event | None:
+        """The event that ends the restart (or scale) of workload ``name`` under way, if one is."""
+        other = self._restarting.get(name)
+        return other if other is not None and not other.triggered else None
+
+    def on_restart(self, name: str, ev: simpy.Event, add: bool = True) -> None:
+        """Wake ``ev`` when a restart of ``name`` starts (as a pending restart is woken); ``add=False`` drops it."""
+        waiting = self._pending.setdefault(name, [])
+        if add:
+            waiting.append(ev)
+        elif ev in waiting:
+            waiting.remove(ev)
+
     def _pending_restart(self, a: str, name: str, params: Any, ctx: Context,
                          restart: Callable[[], simpy.Process]) -> simpy.Process:
         """Run ``restart`` once every node the training job would keep can take its ranks. While a node is out of

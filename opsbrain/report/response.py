@@ -9,9 +9,11 @@ from typing import Any
 
 from opsbrain.report import text
 
-NO_ACTION = frozenset({"none", "notify", "wait", "page", "escalate", "guardrail", "approval", "detect", "diagnose"})
+NO_ACTION = frozenset({"none", "notify", "wait", "page", "escalate", "guardrail", "approval", "detect", "diagnose",
+                       "waiting_for_spare"})
 """Journal steps that change nothing in the plant: watching and waiting, a message or a page, an approval asked
-for, a guard's record, a person noticing or diagnosing (the manual baseline's ``detect`` / ``diagnose``)."""
+for, a guard's record, a person noticing or diagnosing (the manual baseline's ``detect`` / ``diagnose``), a paged
+response's claim on a spare (``waiting_for_spare``, session 44)."""
 
 
 def step_kind(a: dict[str, Any]) -> str:

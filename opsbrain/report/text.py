@@ -31,6 +31,7 @@ ACTION_WORDS = {
     "swap_spare": "swap in a spare node", "add_spare": "return the node to the spare pool", "ticket": "open a ticket",
     "wait": "wait", "notify": "notify", "none": "no action (watch)", "detect": "a person notices",
     "diagnose": "a person diagnoses", "escalate": "escalate", "guardrail": "guardrail stops automation",
+    "waiting_for_spare": "keep the job pending for a spare",
 }
 
 
