@@ -161,7 +161,8 @@ class Assembly(ReaderState):
         drop: set[int] = set()
         for d in first + second:
             key = _dup_key(d)
-            if key is None or (optics and self._optic(d)):  # (two ports' answers may print the same figures)
+            if key is None or (optics and self._optic(d)):  # (two ports, or before and after, may print
+                # the same figures: each a signal, as under --logs)
                 continue
             self.folded_dups += d[2].copies(d[3]) - 1  # a folded run's copies: the same record, read once
             if key in seen:
