@@ -91,6 +91,7 @@ def test_integer_sort_key_is_time_tie_read_order(rows: list[tuple[int, int]]) ->
              for seq, (us, tie) in enumerate(rows)] + [(base, -1, f, 0, "", None, "hccn", None, R._TIE["hccn"])]
     reader = R._Reader.__new__(R._Reader)
     reader.dated = list(dated)  # type: ignore[assignment]
+    reader.optic_files = set()  # (no file printing an optical lane beyond its thresholds: ReaderState's start)
     got = reader._dedupe()
     assert got == sorted(dated, key=lambda d: (d[0], d[8], d[1]))
 

@@ -133,11 +133,17 @@ class Assembly(ReaderState):
         if self.keep is None:
             return None
         ask = [k for k, d in enumerate(records) if d[1] not in self.kept]
+        if self.optic_files:  # an optical lane's line: True, not asked
+            ask = [k for k in ask if not self._optic(records[k])]
         told = self.keep([records[k][4] for k in ask]) if ask else []
         may = [self.kept.get(d[1], True) for d in records]
         for k, m in zip(ask, told if told is not None else [True] * len(ask), strict=True):
             may[k] = m
         return may
+
+    def _optic(self, d: Dated) -> bool:
+        """Whether the record's line prints an optical lane beyond its thresholds (:attr:`optics`)."""
+        return d[2].rel in self.optic_files and (d[2].rel, d[2].line_no(d[3])) in self.optics
 
     def _dedupe(self) -> list[Dated]:
         """Drop dmesg lines already in messages, history records already in the device log, and link records
@@ -145,6 +151,7 @@ class Assembly(ReaderState):
         :data:`~opsbrain.bundle.records._TIE`, then as read)."""
         seen: set[tuple[Any, ...]] = set()
         first, second = [], []
+        optics = bool(self.optic_files)
         for d in self.dated:
             k = d[2].kind.kind
             if k in _DEDUPE_FIRST:
@@ -154,7 +161,8 @@ class Assembly(ReaderState):
         drop: set[int] = set()
         for d in first + second:
             key = _dup_key(d)
-            if key is None:
+            if key is None or (optics and self._optic(d)):  # (two ports, or before and after, may print
+                # the same figures: each a signal, as under --logs)
                 continue
             self.folded_dups += d[2].copies(d[3]) - 1  # a folded run's copies: the same record, read once
             if key in seen:

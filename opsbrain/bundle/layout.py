@@ -29,6 +29,7 @@ One directory per worker (node), named by its host (``pod0-node35/``; a real col
     <worker>/other/<source>.log                         any other log family of the twin (read as plain lines)
     lcne_log/<switch host>/log.log                      UB switch chip log (L1 chips: ``pod0-node26-l1sw0``;
                                                         L2 chips: ``pod0-l2plane0-sw00``; real: log_1_<stamp>.log)
+    lcne_log/<switch host>/diag_display_info[_<n>].txt  the switch's ``display`` answers (read when present)
     cluster/dl_log/clusterd/clusterd.log                cluster-level job events (crash, hang, restart, ...)
     cluster/jobs/<job or instance>/rank_table.json      HCCL rank table: where the job's ranks run
     bundle.json                                         manifest (written by the twin; never needed to read)
@@ -202,6 +203,14 @@ _VOLCANO = re.compile(r"(?:^|/)" + _DL + r"/(volcano-(?:scheduler|controller))/[
 _CLUSTERD = re.compile(r"(?:^|/)" + _DL + r"/clusterd/clusterd[^/]*\.log$")
 _RANK_TABLE = re.compile(r"(?:^|/)(?:jobs/(.+)/)?(?:rank_table|hccl)\.json$")
 _SWITCH = SWITCH_LOG  # (opsbrain.ingest.hostnames: --logs DIR places a chip's lines by it too)
+_SWITCH_INFO = re.compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?diag_display_info(?:_[^/]*)?\.txt$")
+"""A switch's ``display`` answers in its LCNE folder: ``diag_display_info.txt``, the "LCNE SuperPoD information" of
+ascend-fd's LCNE log layout (Ascend/mind-cluster @22bb3d98, docs/en/faultdiag/user_guide/03_collecting_logs.md;
+parser_saver.py ``DIAG_DISPLAY_INFO_KEY``), ``diag_display_info_224.txt`` in MindCluster's own switch_logs sample
+(docs/zh/resource/switch_logs/): ``display current-configuration``, ``display interface brief``, ``display interface
+transceiver verbose`` (optical lane power, :mod:`opsbrain.ingest.transceivers`), ``display lldp neighbor brief``.
+Read as :data:`SWITCH` lines of the folder's switch (no time stamp: placed as an undated file is); session 44
+(optbundle44), before skipped as an unknown file."""
 _DEBIAN_SYSLOG = re.compile(r"(?:syslog|kern\.log)(?:\.\d+)?$")
 """rsyslog's files on Debian and Ubuntu (``/var/log/syslog``, ``/var/log/kern.log`` and their rotations ``syslog.1``,
 ``kern.log.2.gz``: the distribution's /etc/rsyslog.d/50-default.conf and logrotate's numbering), where Red Hat-like
@@ -360,7 +369,7 @@ def _classify(rel: str) -> FileKind | None:
         return FileKind(VOLCANO, _dl(rel), tag=m.group(1))
     if m := _RANK_TABLE.search(rel):
         return FileKind(RANK_TABLE, tag=m.group(1) or (p.parent.name or "job"))
-    if m := _SWITCH.search(rel):
+    if (m := _SWITCH.search(rel)) or (m := _SWITCH_INFO.search(rel)):
         return FileKind(SWITCH, tag=m.group(1))
     if m := _VMCORE.search(rel):
         worker = _worker_before(rel, "crash") if m.group(1) else (

@@ -73,6 +73,7 @@ from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.parsers.device import SECTION_DEVICE
 from opsbrain.ingest.ranks import RankCollector
+from opsbrain.ingest.transceivers import Beyond, power_signal
 from opsbrain.yamlio import json_or_none
 
 _unqualify = unqualify  # the name the tests of the reader know
@@ -171,6 +172,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 f.release()
         self._map_workers()
         for f in files:
+            if f.optical and f.kind.kind not in (L.MANIFEST_KIND, L.RANK_TABLE, L.ENV_TABLE):
+                self._optical(f)  # (its bytes name a module's answer: ingest.transceivers.may_hold)
             f.release()
         later: list[_File] = []
         seq = 0
@@ -199,7 +202,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
                 real = self._real(f)
                 # the state at collection: the after file; a before file where it is the worker's one snapshot
                 now = f.kind.tag != "before" or f.kind.worker not in snapshot
-                self._npu_info(f, to_us(self._file_time(f.rel) or ref) if real and now else None)
+                taken = to_us(self._file_time(f.rel) or ref)
+                self._npu_info(f, taken if real and now else None, taken)
             else:
                 seq = self._read_timed(f, seq, ref)
                 self.folded += f.folds.folded if f.folds else 0
@@ -230,6 +234,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         out.report["time_zone"] = zone_report
         out.report["limits"] = [*out.report["limits"], *zone_notes]
         out.ranks = ranks.table()
+        out.optics = self.optics
         return out
 
     def _probe_zone(self, f: _File) -> None:
@@ -260,12 +265,14 @@ class _Reader(TimedFiles, StateFiles, Assembly):
 # ---- signals (the ingestion layer) ----------------------------------------------------------------------------
 def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may: list[bool] | None = None,
                real: frozenset[str] = frozenset(), chips: Mapping[str, ChipMap] | None = None,
-               ) -> tuple[list[Signal], dict[int, int]]:
+               optics: Mapping[tuple[str, int], Beyond] | None = None) -> tuple[list[Signal], dict[int, int]]:
     """Signals of the lines in order, and signal (by id) -> index of its line. ``may``: per line, False where no
     parser can find a signal (a block scan the caller ran); by default :func:`may_signal` of the lines. ``real``:
     the node ids the reader gave real hosts (:func:`real_nodes`), whose lines the twin's conventions do not read:
     their device ids are as written unless ``chips`` (:attr:`BundleRead.chips`) holds the host's numbering as its
-    npu-smi output shows it (on Atlas A3 an id is a die's logical id, session 38)."""
+    npu-smi output shows it (on Atlas A3 an id is a die's logical id, session 38). ``optics``
+    (:attr:`BundleRead.optics`): the lines that print an optical lane beyond its module's thresholds, whose signals
+    :func:`opsbrain.ingest.transceivers.power_signal` gives, as under ``--logs``."""
     chips = chips or {}
     sigs: list[Signal] = []
     where: dict[int, int] = {}
@@ -274,6 +281,11 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
         may = may_signal([ln.text for ln in lines])  # one scan of all the lines rules out most of them
     parse = ReadMemo().parse  # a failed job's ranks repeat the same error lines: each shape parsed once
     for k, ln in enumerate(lines):
+        if optics and (found := optics.get((ln.file, ln.line))) is not None:
+            host = "/".join(ln.origin.split("/")[:2]) if ln.origin else None
+            s = power_signal(found, ln.t, twin=chips.get(host, False) if host in real else None, origin=ln.origin)
+            where[id(s)] = k
+            sigs.append(s)
         if ln.job is not None:  # (a real host's event: its device ids as written, as its lines' below)
             named = ln.job[2].get("node")
             host = "/".join(named.split("/")[:2]) if isinstance(named, str) else None

@@ -16,6 +16,7 @@ from opsbrain.bundle.walk import _File, _Scan
 from opsbrain.diagnosis.realtext import _has_error_word
 from opsbrain.ingest.chipmap import ChipMap, ChipMapScan
 from opsbrain.ingest.ranks import RankTable
+from opsbrain.ingest.transceivers import Beyond
 
 if TYPE_CHECKING:
     from opsbrain.bundle.viewlines import ViewLines
@@ -62,6 +63,10 @@ class BundleRead:
     may: list[bool] | None = None
     """With ``keep`` (:func:`scan_bundle`): per line of ``lines``, what ``keep`` said of it (True for the lines it
     was not asked about: they take the exact per-line paths)."""
+    optics: dict[tuple[str, int], Beyond] = field(default_factory=dict)
+    """(file, line as written) -> the optical lanes that line printed beyond its module's thresholds
+    (:mod:`opsbrain.ingest.transceivers`, the scanner ``--logs`` runs too): :func:`~opsbrain.bundle.reader.signals_of`
+    gives their signals; each such line has a record in :attr:`lines`."""
     chips: dict[str, ChipMap] = field(default_factory=dict)
     """A real host's (its node id's) device numbering as its npu_info files' npu-smi output shows it
     (:mod:`opsbrain.ingest.chipmap`, session 38); a host without such output is not here (its ids as written)."""
@@ -116,6 +121,8 @@ class ReaderState:
         self.metrics: dict[tuple[str, str], float] = {}
         self.links: list[dict[str, Any]] = []
         self.chip_scans: dict[str, ChipMapScan] = {}  # node -> its npu_info files' npu-smi tables (ingest.chipmap)
+        self.optics: dict[tuple[str, int], Beyond] = {}  # (file, line as written) -> a lane beyond (transceivers)
+        self.optic_files: set[str] = set()  # the files with such a line: each of their lines gets a record
         self.dated: list[Dated] = []
         self.minutes: dict[str, int | None] = {}  # BlockStamps' minutes, shared by the files of the bundle
         self.skipped = scan.skipped

@@ -11,6 +11,7 @@ from opsbrain.bundle.stamps import stamp, to_us
 from opsbrain.bundle.walk import _File
 from opsbrain.ingest.chipmap import ChipMapScan
 from opsbrain.ingest.npuinfo import LINK_RECORD, NpuInfoScan
+from opsbrain.ingest.transceivers import beyond_in
 from opsbrain.yamlio import json_or_none
 
 _HCCN_REC = LINK_RECORD  # (the name assemble.py and older tests use)
@@ -19,11 +20,23 @@ _HCCN_REC = LINK_RECORD  # (the name assemble.py and older tests use)
 class StateFiles(ReaderState):
     """The reader's part that reads link states, metrics and placement."""
 
-    def _npu_info(self, f: _File, at: int | None = None) -> None:
+    def _optical(self, f: _File) -> None:
+        """The lines of a file (of any kind read as lines) that print an optical lane beyond its module's own
+        thresholds (:func:`opsbrain.ingest.transceivers.beyond_in`, the scanner ``--logs`` runs over the same
+        lines; session 44, optbundle44): kept in :attr:`optics`, each such line to get a record."""
+        found = beyond_in(f.stream())
+        for b in found:
+            self.optics[(f.rel, f.line_no(b.line_no))] = b
+        if found:
+            self.optic_files.add(f.rel)
+
+    def _npu_info(self, f: _File, at: int | None = None, taken: int | None = None) -> None:
         """Link records, link states and metrics of an npu_info file; ``at``: the file's time, for the net-health
         and optical-module answers and the npu-smi table's health column of a real host's file (the rule
         of :mod:`opsbrain.ingest.npuinfo`, which ``--logs DIR`` reads these files by too: a device row saying Warning,
-        Alarm, Critical or Abnormal is a line of the node, the row names its NPU; None: not read as lines)."""
+        Alarm, Critical or Abnormal is a line of the node, the row names its NPU; None: not read as lines);
+        ``taken``: the file's time, for its lines printing an optical lane beyond its thresholds (:meth:`_optical`:
+        read from every npu_info file, before and after, as ``--logs DIR`` reads them)."""
         node = self._node(f)
         when = f.kind.tag or "after"
         scan = NpuInfoScan()  # the rule --logs DIR reads these files by too (opsbrain.ingest.npuinfo)
@@ -32,6 +45,10 @@ class StateFiles(ReaderState):
         for i, raw in enumerate(f.lines, start=1):
             text = self.scan.clean(f, raw)
             got = scan.step(text)
+            if f.rel in self.optic_files and text is not None and taken is not None and node is not None and (
+                    f.rel, f.line_no(i)) in self.optics:  # (its signal: bundle.reader.signals_of)
+                self.dated.append((taken, 0, f, i, text.strip(), node, "hccn", None, _TIE["hccn"]))
+                continue
             if text is None or not got.ruled:
                 continue
             if got.record:

@@ -282,7 +282,7 @@ class TimedFiles(ReaderState):
         self.origins[f.index] = origin
         wanted: list[bool] | None = None  # with keep: per line so far, whether it needs a record; keep's answer
         may: list[bool] | None = None
-        asks = self.keep is not None and f.kind.kind not in WHOLE_KINDS
+        asks = self.keep is not None and f.kind.kind not in WHOLE_KINDS and f.rel not in self.optic_files
         heads = f.prefixes
         pair: tuple[int, str] | None = None  # the latest line's time and head, for _shift
         lines, lo = f.stream(), 0  # (a packed file's lines a block at a time: never all of them held, session 37)

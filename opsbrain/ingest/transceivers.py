@@ -13,6 +13,10 @@ it, and the line parsers never saw it):
 - ``hccn_tool -i N -optical -g`` of an NPU's RoCE port: ``Tx Power0 : 4.4035 mW`` ... ``Rx Power3`` and
   ``TxPower High Thres : 3.5481 mW``, ``TxPower Low Thres``, ``RxPower High Thres``, ``RxPower Low Thres``.
 
+Both readers run this scanner over the same lines (session 44, optbundle44): ``--logs`` from ``LineReader.feed``, line
+by line; ``--bundle`` over each file whose bytes :func:`may_hold` a module's answer (:func:`beyond_in`; the signal by
+:func:`power_signal` with the line's origin, :func:`opsbrain.bundle.reader.signals_of`).
+
 Both print one pair of thresholds, and it is the alarm pair: Huawei's field table calls them the module's upper and
 lower power thresholds, its S-series ``display transceiver diagnosis`` heads the same figures ``Low Alarm Threshold``
 / ``High Alarm Threshold``, and a port configured for it goes ERROR DOWN(transceiver-power-low) below "the lower
@@ -45,6 +49,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from opsbrain.ingest import where
@@ -83,6 +88,14 @@ RE_COMMAND = lazy_compile(r"\b(?:hccn_tool|npu-smi)\b|^\s*(?:<[^>\s]+>|\[[^\]\s]
 
 _OPENERS = ("transceiver information:", "hccn_tool", "sysname")
 """Words one of which a line opening a module's answer (or naming the switch) holds."""
+MARKS = (b"transceiver information:", b"-optical")
+"""Bytes one of which a text holding a module's answer holds (a switch's block head, hccn_tool's option): a file
+without either gives nothing here, told by one search of its bytes (:func:`may_hold`; the bundle reader's test)."""
+
+
+def may_hold(data: bytes | bytearray) -> bool:
+    """Whether a file's bytes may hold a module's answer (:data:`MARKS`): the others are not scanned."""
+    return any(m in data for m in MARKS)
 
 
 def _dbm(value: float, unit: str) -> float:
@@ -203,15 +216,29 @@ class TransceiverScan:
         return list(out.values())
 
 
-def power_signal(found: Beyond, t: float, head: str = "", twin: bool | ChipMap | None = None) -> Signal:
+def beyond_in(lines: Iterable[str]) -> list[Beyond]:
+    """The lanes beyond their thresholds in one file's lines (numbered from 1, as given): :class:`TransceiverScan`
+    over them, as ``LineReader.feed`` runs it line by line (the bundle reader's use, for a file :func:`may_hold`)."""
+    scan, out = TransceiverScan(), []
+    for n, line in enumerate(lines, start=1):
+        out += scan.step(line, n)
+    return out + scan.step(None)
+
+
+def power_signal(found: Beyond, t: float, head: str = "", twin: bool | ChipMap | None = None,
+                 origin: str | None = None) -> Signal:
     """The signal of a lane beyond its threshold, placed as :func:`opsbrain.ingest.parsers.parse_line` places a
     line's: a switch port's on the link from that port (``<switch>/<port>~peer``, as a real switch's port state is,
-    :mod:`opsbrain.ingest.parsers.twin`), an NPU port's on the NPU (as hccn_tool's other optical readings are)."""
+    :mod:`opsbrain.ingest.parsers.twin`), an NPU port's on the NPU (as hccn_tool's other optical readings are).
+    ``origin``: in a bundle, the component whose file held it (a node, or a switch's folder), as ``parse_line``'s:
+    the node of an NPU's answer, the switch where the dump prints no ``sysname``."""
     host = where.host_in(found.text) or where.head_host(head) or head_source(head)
     if found.port is not None:
-        comp = f"{host or found.host or 'switch'}/{found.port}~peer"
-        return Signal(t, KIND, comp, host or found.host, 2, found.text)
-    ctx = LineCtx(found.text, t, host, where.node_component(host), None, 2, stated=True, file_device=found.dev,
-                  twin=twin)
+        switch = host or found.host or origin
+        return Signal(t, KIND, f"{switch or 'switch'}/{found.port}~peer", switch, 2, found.text)
+    node = where.node_component(host)
+    if origin and where.twin_node(host) is None and (own := where.node_of(origin)):
+        node = own  # (parse_line's rule: a line that names no twin host is the node's whose file holds it)
+    ctx = LineCtx(found.text, t, host, node, origin, 2, stated=True, file_device=found.dev, twin=twin)
     ctx.add(KIND, ctx.npu(found.dev), 2, device=found.dev)
     return ctx.out[0]
