@@ -20,8 +20,8 @@ by line; ``--bundle`` over each file whose bytes :func:`may_hold` a module's ans
 Both print one pair of thresholds, and it is the alarm pair: Huawei's field table calls them the module's upper and
 lower power thresholds, its S-series ``display transceiver diagnosis`` heads the same figures ``Low Alarm Threshold``
 / ``High Alarm Threshold``, and a port configured for it goes ERROR DOWN(transceiver-power-low) below "the lower
-alarm threshold"; ascend-fd reports a lane outside hccn_tool's pair as its fault Comp_Network_Custom_08 ("the RX/TX
-optical power of the optical module is not within the rated threshold"). So a lane beyond it is an alarm
+alarm threshold"; ascend-fd reports a lane outside hccn_tool's pair as a fault of its own (code Comp_Network_Custom_08;
+its text is vendor data, not quoted here). So a lane beyond it is an alarm
 (severity 2); no form with a separate warning pair was found for these two tools, so none gives severity 1 (a lane
 within its thresholds gives nothing). Sources and real lines: docs/formats.md, "Optical lane power".
 
