@@ -46,9 +46,12 @@ def test_readouts_of_a_port_without_a_module_stay_below_confident(engine: Any) -
 
 @pytest.mark.parametrize("stated", [HISTORY, EVENT], ids=["link-history-record", "device-event-0x81078603"])
 def test_a_readout_with_a_stated_fault_keeps_its_confidence(engine: Any, stated: str) -> None:
+    from opsbrain.diagnosis.statecap import READOUT_CAP
+
     d = _verdict(engine, READOUT + stated)
     assert d["fault_class"] == "roce_port_down"
-    assert d["confidence"] >= 0.8, d
+    assert d["confidence"] > READOUT_CAP, d  # the model's own figure, not capped (0.84-0.90 before session 44's
+    # refit, 0.80 after: the model's, not the cap's)
     assert not any("readout" in e for e in d["evidence"]), d["evidence"]
 
 

@@ -36,7 +36,8 @@ def table() -> dict[str, Any]:
 MODEL_FLIPS = {"m025-oam-tools-asys-faq-rerun-segfault-leftover-process",
                "x001-cann-troubleshooting-moe-combine-mte-out-of-range-network",
                "n002-runtime-faq-setdevice-107001-driver-not-loaded",
-               "t010-pytorch-porting-guide-memcopysync-drvmemcpy-stack-dtype-mismatch"}
+               "t010-pytorch-porting-guide-memcopysync-drvmemcpy-stack-dtype-mismatch",
+               "b012-hiascend-aicore-timeout-hw"}
 """Known changes that are the model's, not the reading's, under a head that names a host (:data:`HOSTED`; the signals
 are the same but for that host):
 with a host, the shipped model's best guess for a shell's segfault and a Python traceback, qingtian_failure (its
@@ -51,6 +52,9 @@ just over, and stands.
 t010 (session 34, after the refit for the twin's crashed-host and CE-log changes): bare, the engine reads npu_oom at
 0.557, just over the text fallback's second-opinion bar (0.55); with a host 0.537, under it, and the words read
 framework_error at 0.60.
+b012 (session 44, after the refit for link44's case changes): bare, the model reads aicore_hang at 0.408, on the 0.4
+bar; with a host (a node of one device) 0.3998, just under, and it abstains with aicore_hang its best guess (before
+the refit, 0.37 both ways: an abstention).
 """
 
 

@@ -133,6 +133,13 @@ def test_the_cli_of_a_failed_run_prints_the_ettr_and_the_incident_that_needs_att
     assert f"train: ETTR {j['workloads'][0]['ettr']:.3f}" in out
     assert "down at the end of the run, no step made since t=6000.0 s" in out
     stuck = [i for i in j["incidents"] if (i["diagnosis"] or {}).get("fault_class") == "workload_stuck"]
+    waiting = [i for i in j["incidents"] if any(a["action"] == "waiting_for_spare" and (a.get("detail") or {}).get(
+        "in_flight") for a in i.get("actions") or [])]
+    if waiting and not stuck:  # session 44 (orch44b): the paged response holds a claim on the next spare, so the
+        # progress watchdog raises no stall incident of its own; the job's line names the incident that waits
+        assert f"{waiting[0]['id']} paged a person at t=" in out and "waits for a spare of pod0" in out
+        assert j["summary"]["noise_incidents"] == sum(is_noise(i) for i in j["incidents"])
+        return
     assert stuck and all(not is_noise(i) for i in stuck)
     assert "workload_stuck 1" not in out  # never folded into the noise row
     if stuck[0].get("consequence_of"):  # since detectfix the stall is tied to the crash that caused it

@@ -229,5 +229,20 @@ def workload_lines(j: dict[str, Any]) -> list[str]:
         head = (f"ETTR {w['ettr']:.3f}" if w.get("kind") == "training" and w.get("ettr") is not None else
                 f"{w.get('tokens_served', 0):,.0f} tokens served, {w.get('lost_tokens', 0):,.0f} lost"
                 if w.get("kind") != "training" else "ETTR not recorded")
-        out.append(f"{w.get('name')}: {head}" + (f", goodput {g:.3f}" if g is not None else "") + f"; {st['words']}")
+        out.append(f"{w.get('name')}: {head}" + (f", goodput {g:.3f}" if g is not None else "") + f"; {st['words']}"
+                   + "".join(f"; {x}" for x in _waits_for(j, str(w.get("name")))))
+    return out
+
+
+def _waits_for(j: dict[str, Any], job: str) -> list[str]:
+    """The incidents still waiting, at the run's end, for a spare to put ``job`` back on after paging a person (a
+    ``waiting_for_spare`` step in flight; recovery/paged_wait.py): where the attention goes (session 44: with the
+    claim, the progress watchdog no longer raises a stall incident of its own for the job)."""
+    out = []
+    for i in j.get("incidents") or []:
+        for a in i.get("actions") or []:
+            d = a.get("detail") or {}
+            if a.get("action") == "waiting_for_spare" and d.get("in_flight") and job in (d.get("jobs") or []):
+                out.append(f"{i['id']} paged a person at t={a['start_s']:.0f} s and waits for a spare of "
+                           f"{a.get('target')} to replace {d.get('replaces')}")
     return out
