@@ -34,7 +34,12 @@ Not compared (each gives nothing here):
   fixture prints both);
 - the ``(All lanes)`` figure some CE releases print before the lanes: the lanes' sum, which a per-lane threshold does
   not bound (a Hisense SR4 reading ``6.32 (All lanes)`` against a 5.40 dBm threshold, every lane near 0 dBm);
-- ``-`` and ``N/A`` (no diagnostics).
+- ``-`` and ``N/A`` (no diagnostics);
+- against a high threshold at the monitor's floor (``0.0000 mW``, -40 dBm or below): a module whose threshold
+  fields are unset reads them as zero (``ethtool -m``: ``Laser output power high alarm threshold : 0.0000 mW /
+  -inf dBm`` beside lit lanes, gist.github.com/Chester-Gillon/d2c3bc6d76394af4fc9551e1be441dd8), which bounds no
+  lit lane (session 44, review44b: every lit lane of such a module read as an alarm). A low threshold there
+  bounds nothing either (a lane below it is dark).
 
 Why the signal is no readout (:func:`opsbrain.ingest.readouts.is_readout` leaves it out, so the readout cap of
 :mod:`opsbrain.diagnosis.statecap` does not hold an answer it supports): the readout cap is for states with benign
@@ -211,7 +216,7 @@ class TransceiverScan:
             if dbm <= DARK_DBM or (side == "RX" and b.dark >> lane & 1):
                 continue  # no light: a state, not a power out of range (module docstring)
             high, low = b.limits.get((side, "high")), b.limits.get((side, "low"))
-            if (high is not None and dbm > high[1]) or (low is not None and dbm < low[1]):
+            if (high is not None and high[1] > DARK_DBM and dbm > high[1]) or (low is not None and dbm < low[1]):
                 out.setdefault(n, Beyond(n, text, b.port, b.dev, self.sysname))
         return list(out.values())
 

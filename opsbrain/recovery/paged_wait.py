@@ -101,6 +101,13 @@ class PagedWait(StepRunner):
         return (w.kind == "training" and not ctx.workload_runs(name)
                 and bool(self.exec.unplaceable(name, ctx)))
 
+    def _gone(self, jobs: list[str]) -> str:
+        """Why the claim is dropped when a job of it left the cluster meanwhile (a day/night switch's hand-back
+        detaches a training job, down or not: :func:`faultlib.workloads.switch.detach`; session 44, review44b: the
+        claim raised KeyError then); empty while every job is there."""
+        gone = [j for j in jobs if j not in self.sim.workloads]
+        return f"{', '.join(gone)} no longer in the cluster (handed back): no job to claim a spare for" if gone else ""
+
     def _claim(self, rec: IncidentRecord, ctx: Context, pod: str, node: str, jobs: list[str],
                deadline: simpy.Event) -> Generator[simpy.Event, Any, tuple[str, str, dict[str, Any]]]:
         """Hold the claim until a spare of ``pod`` is taken for ``node`` (``succeeded``), every job's nodes are in
@@ -112,6 +119,8 @@ class PagedWait(StepRunner):
         note = ("a warm spare came free while the paged response's job was pending for a node (session 44): taken "
                 "for it")
         while True:
+            if gone := self._gone(jobs):
+                return "cancelled", gone, {}
             if all(ctx.workload_runs(j) for j in jobs):
                 return "cancelled", "the job runs again (another response restarted it): the claim is dropped", {}
             busy = [ev for j in jobs if (ev := self.exec.restart_under_way(j)) is not None]
@@ -146,11 +155,16 @@ class PagedWait(StepRunner):
                     self.exec.on_restart(j, changed, add=False)
                     if changed in wakes.get(j, []):
                         wakes[j].remove(changed)
-            if spare is not None and all(ctx.workload_runs(j) for j in jobs):
+            gone = self._gone(jobs)
+            if spare is not None and (gone or all(ctx.workload_runs(j) for j in jobs)):
                 ctx.spare = None  # the job came back by another hand in the same instant: the spare is not needed
                 self.exec.taken.pop(node, None)
-                self.exec.return_spare(spare, rec, how="claimed for a job that runs again")
-                return "cancelled", "the job runs again (another hand brought it back): the claim is dropped", {}
+                self.exec.return_spare(spare, rec, how="claimed for a job that runs again" if not gone else
+                                       "claimed for a job no longer in the cluster")
+                return "cancelled", gone or ("the job runs again (another hand brought it back): the claim is "
+                                             "dropped"), {}
+            if gone:
+                return "cancelled", gone, {}
             if spare is not None:
                 return "succeeded", (f"a warm spare of {pod} came free ({spare}): taken for {node}; "
                                      f"{ctx.vars['resume'][0]} resumes"), {"spare": spare}
