@@ -9,6 +9,21 @@ UNKNOWN = "unknown"
 NOTHING_FOUND = "no fault found"
 """How the evidence of an input with no known fault signal begins (:func:`nothing_found`)."""
 
+NO_ACTION = frozenset({"none", "notify", "wait", "page", "escalate", "guardrail", "approval", "detect", "diagnose",
+                       "waiting_for_spare"})
+"""Journal steps that change nothing in the plant: watching and waiting, a message or a page, an approval asked
+for, a guard's record, a person noticing or diagnosing (the manual baseline's ``detect`` / ``diagnose``), a paged
+response's claim on a spare (``waiting_for_spare``, session 44). One list for the run report's taken/watch split
+(:func:`opsbrain.report.response.step_kind`) and the tenant campaign's actions on each tenant's parts
+(:mod:`opsbrain.ops.tenant_run`; it kept its own copy, which missed ``waiting_for_spare``)."""
+
+
+def took_action(a: dict[str, Any]) -> bool:
+    """Whether a journal step acted on the plant: carried out (not ``skipped``, a guard's refusal too), not one of
+    :data:`NO_ACTION` and not a guard's own record; succeeded or failed alike."""
+    return a.get("status") != "skipped" and a.get("action") not in NO_ACTION and a.get("kind") != "guardrail"
+
+
 
 def nothing_found(lines: int, what: str = "lines") -> str:
     """The evidence line of an input with no known fault signal at all: no fault found, which is not an unknown

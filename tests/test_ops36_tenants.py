@@ -8,9 +8,10 @@ import pandas as pd
 
 from opsbrain.ops.scenario_run import run_tenants_block
 from opsbrain.ops.superpod_journal import attach
-from opsbrain.ops.tenant_run import WATCH_ACTIONS, CampaignItem, run_campaign
+from opsbrain.ops.tenant_run import CampaignItem, run_campaign
 from opsbrain.report.superpod import build_superpod_report
 from opsbrain.scenario.superpod import TenantsBlock
+from opsbrain.verdict import NO_ACTION
 
 
 def test_each_fault_on_a_node_keeps_its_own_diagnosis() -> None:
@@ -40,7 +41,7 @@ def test_refused_steps_name_the_journal_incident_and_counts_agree_with_the_journ
     assert {r["incident"].split("-")[1] for r in refused} == {"s0", "s1"}
     # recompute from the journal: actions that did something, per incident, per tenant
     rows = [{"incident": i["id"], "tenant": i["tenant"], "action": a["action"]} for i in j["incidents"]
-            for a in i["actions"] if a["action"] not in WATCH_ACTIONS and a.get("status") != "skipped"
+            for a in i["actions"] if a["action"] not in NO_ACTION and a.get("status") != "skipped"
             and a.get("kind") != "guardrail"]
     df = pd.DataFrame(rows, columns=["incident", "tenant", "action"])
     per_incident = df.groupby("incident").size()

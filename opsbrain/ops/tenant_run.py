@@ -32,14 +32,10 @@ from opsbrain.ops.setup import ops_params
 from opsbrain.ops.tenants import Tenant, TenantGuard, TenantMap
 from opsbrain.recovery.orchestrator import Orchestrator
 from opsbrain.runner.censor import detection
-from opsbrain.verdict import Diagnosis
+from opsbrain.verdict import Diagnosis, took_action
 
 TENANT_NODES = {"a": range(0, 22), "b": range(22, 44)}
 SPARES = range(44, 48)
-WATCH_ACTIONS = frozenset({"none", "notify", "wait", "page", "escalate", "guardrail", "approval"})
-"""Log entries that do nothing to a component (watching, paging a person, the guard's own refusals)."""
-
-
 @dataclass(frozen=True)
 class CampaignItem:
     at_s: float
@@ -133,7 +129,7 @@ def run_campaign(items: list[CampaignItem], seed: int = 0, guarded: bool = True,
     for key, rec in orch.records.items():
         done = []
         for a in rec.actions:
-            if a["action"] in WATCH_ACTIONS or a["status"] == "skipped" or a.get("kind") == "guardrail":
+            if not took_action(a):  # watching, paging, waiting, a refused or skipped step: nothing done to a part
                 continue
             done.append(a)
             for target in str(a["target"]).split(","):

@@ -8,23 +8,17 @@ from collections import Counter
 from typing import Any
 
 from opsbrain.report import text
-
-NO_ACTION = frozenset({"none", "notify", "wait", "page", "escalate", "guardrail", "approval", "detect", "diagnose",
-                       "waiting_for_spare"})
-"""Journal steps that change nothing in the plant: watching and waiting, a message or a page, an approval asked
-for, a guard's record, a person noticing or diagnosing (the manual baseline's ``detect`` / ``diagnose``), a paged
-response's claim on a spare (``waiting_for_spare``, session 44)."""
+from opsbrain.verdict import took_action
 
 
 def step_kind(a: dict[str, Any]) -> str:
     """What a journal step was: ``skipped`` (not carried out, a guard's refusal too), ``watch`` (ran, but is no
-    action on the plant: :data:`NO_ACTION`, or a guard's own record) or ``taken`` (an action carried out, whether it
-    succeeded or failed). Session 44: the run report's ``actions`` figure counted all three."""
+    action on the plant: :data:`opsbrain.verdict.NO_ACTION`, or a guard's own record) or ``taken`` (an action
+    carried out, whether it succeeded or failed: :func:`opsbrain.verdict.took_action`). Session 44: the run report's
+    ``actions`` figure counted all three."""
     if a.get("status") == "skipped":
         return "skipped"
-    if a.get("action") in NO_ACTION or a.get("kind") == "guardrail":
-        return "watch"
-    return "taken"
+    return "taken" if took_action(a) else "watch"
 
 
 def step_split(actions: list[dict[str, Any]]) -> dict[str, int]:
