@@ -32,7 +32,10 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"Device do not support double dtype now, dtype cast rep(?:la|al)ce with float\.|"
                     r"device_hot_reset\.sh: line \d+: echo: write error: No such device\s*$|"
                     r"^\s*Error Correction Type: (?:Other|Unknown|None|Parity|Single-bit ECC|Multi-bit ECC|CRC)\s*$|"
-                    r"^\s*(?:Host|Media) SNR Lane\d+\s*:\s*not supported\s*$")
+                    r"^\s*(?:Host|Media) SNR Lane\d+\s*:\s*not supported\s*$|"
+                    r"You are using a model of type `?\w*`? to instantiate a model of type `?\w*`?\. (?:This is not "
+                    r"supported for all configurations of models and can yield errors\.|This may be expected if you "
+                    r"are loading a checkpoint that shares a subset of the architecture)")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -130,7 +133,16 @@ reported (session 44, tester44f: a Dell server's ``dmidecode`` read hbm_ce_storm
 ``hccn_tool -i N -optical -g``'s ``Host SNR Lane0       : not supported`` (ascend-fd's fixture, Ascend/mind-cluster
 @22bb3d98 component/ascend-faultdiag/test/st_module_testcase/kg_parse/npu_info_before.txt): a figure the module does
 not measure, no operator a job called (session 44, optread44: four such lines read framework_error 0.57 from one
-port's optical answer; :mod:`opsbrain.ingest.commands` leaves such values out as well)."""
+port's optical answer; :mod:`opsbrain.ingest.commands` leaves such values out as well).
+transformers' model-type notice: ``PretrainedConfig.from_pretrained`` (transformers configuration_utils.py, and the
+composite configs that copy it) logs, when the checkpoint's ``model_type`` differs from the config class's, ``You are
+using a model of type X to instantiate a model of type Y. This is not supported for all configurations of models and
+can yield errors.`` (newer releases: ``... This may be expected if you are loading a checkpoint that shares a subset
+of the architecture (e.g., loading a `sam2_video` checkpoint into `Sam2Model`), but is otherwise not supported and can
+yield errors. ...``), a ``logger.warning`` and the load goes on. Its "not supported" is no operator or feature a job
+hit (session 45, tester45e: a DeepSeek-V4 start of SGLang on 8 x 910C, sgl-project/sglang#23598, printed it per rank
+and read framework_error 0.62 from ``op:unsupported``). A raised error that an architecture is not supported keeps
+its reading."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
