@@ -18,6 +18,7 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"not supported now|"
                     r"Compilation level \S+ is not supported on NPU now, forcing compilation level to NO_COMPILATION|"
                     r"Prefix caching is not supported for V1 now, disable prefix caching|"
+                    r"\bparameter=\w+, (?:value=[^,]{1,80}, )?action: resetting to \S|"
                     r": module verification failed: signature and/or required key missing - tainting kernel|"
                     r": loading out-of-tree module taints kernel\.|"
                     r"(?i:\((?:this is |which is )?(?:normal|expected) under (?![~<>=+-]?\s?\d)[^()]{1,80}\)\s*$)|"
@@ -46,8 +47,13 @@ text the fallback reads. vLLM's ``The environment variable HOST_IP is deprecated
 by Docker and other software to interact with the container's network stack. Please use VLLM_HOST_IP instead ...``
 (vllm/utils.py ``get_ip()``, a ``logger.warning`` whenever a container sets HOST_IP; the value is ignored and the
 address found as without it; older vLLM spells it ``tointeract``, vllm-ascend#382): session 44, tester44d, a long
-failed log whose start printed it read config_error 0.49 from it over the collective timeout it ended in. An ERROR
-line that says of itself that it ``can be ignored``: torch_npu's caching allocator
+failed log whose start printed it read config_error 0.49 from it over the collective timeout it ended in.
+vllm-ascend's corrections of the settings it does not run (``GPU-specific parameter is not supported on Ascend.
+parameter=disable_cascade_attn, value=True, action: resetting to False.`` and the other ``parameter=NAME[, value=V],
+action: resetting to X`` warnings of ``_fix_incompatible_config``, vllm_ascend/platform.py: "log a warning and reset
+them to safe values"): the serve goes on with the safe value (session 45, tester45a: a start that went on to serve,
+vllm-ascend#11514, read framework_error 0.76 from the first, through EK0005's template and the "not supported"
+reading). An ERROR line that says of itself that it ``can be ignored``: torch_npu's caching allocator
 before it frees its cache and retries (``Get a block from the existing pool failed. Try to free cached blocks and
 reallocate. This error log can be ignored.``, Ascend/pytorch NPUCachingAllocator.cpp, seen in Ascend/pytorch#108's
 healthy run), its process group once a delayed work is dispatched (``Process group work %s, seq_num %u dispatch
