@@ -69,6 +69,16 @@ KIND_CLASS = {
 """Failure kind of the root cluster -> (class, the documents behind it), used where the root's own lines name no
 other class (rule 2 of the module docstring)."""
 
+SETUP_CAUSES = {"cfg:tls_mismatch": ("config_error", "HCCL fault-diagnosis guide, link set-up timeout EI0006 "
+                                     "(hicann/hccl docs/zh/user_guide/fault_diagnosis/link_timeout_EI0006.md, 排查点5: "
+                                     "two ends whose TLS switches differ fail socket verification and both time out)")}
+"""Input-wide signals that the documents name as the cause of a link set-up wait (root-cluster kinds
+:data:`SETUP_KINDS`) -> (class, the documents). They are derived across devices (a device's run log, another
+process's lines than the waiting plog's), so the root's or the reporters' own lines never hold them; the wait is
+their consequence and does not outrank them."""
+SETUP_KINDS = frozenset({"socket", "transport"})
+"""Root-cluster kinds that are a link set-up wait (the socket of the parameter plane, the transport over it)."""
+
 
 def _own(p: RankProcess, s: Signal, nodes: set[str], aliases: dict[str, str] | None = None) -> bool:
     if s.file is not None and (s.file in p.files or (s.file, s.line_no) in p.cited):
@@ -242,6 +252,15 @@ def decide_class(rc: RootCluster, own: list[Signal], signals: list[Signal], engi
                            f"software symptom (its timeouts are the consequence; vote {weights(score)} over the "
                            f"lines that speak for {cls}, with the engine's lead and minimum; confidence the vote's "
                            "own)")
+    cause = next((s for s in signals if s.kind in SETUP_CAUSES), None) if rc.kind in SETUP_KINDS else None
+    if cause is not None and (voted is None or voted[0] == KIND_CLASS[rc.kind][0]):  # the vote names only the wait
+        cls, doc = SETUP_CAUSES[cause.kind]
+        dc = engine.diagnose_signals([*own, cause], now, triage=False) if engine is not None else None
+        conf = 0.0 if dc is None else (dc.confidence if not dc.abstained and dc.fault_class == cls
+                                       else dict(dc.alternatives).get(cls, 0.0))
+        return cls, conf, (f"{DOCUMENTED[0]}: the input's {cause.kind} is the documented cause of the "
+                           f"{KIND_WORDS.get(rc.kind, rc.kind)} ({doc}); the wait is its consequence; confidence "
+                           f"is the model's probability for {cls} on {whose} lines with it")
     if voted is not None:
         cls, conf, score = voted
         return cls, conf, (f"{DOCUMENTED[0]} on {whose} error lines (vote "
