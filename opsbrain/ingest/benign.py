@@ -32,7 +32,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"Device do not support double dtype now, dtype cast rep(?:la|al)ce with float\.|"
                     r"device_hot_reset\.sh: line \d+: echo: write error: No such device\s*$|"
                     r"^\s*Error Correction Type: (?:Other|Unknown|None|Parity|Single-bit ECC|Multi-bit ECC|CRC)\s*$|"
-                    r"^\s*(?:Host|Media) SNR Lane\d+\s*:\s*not supported\s*$")
+                    r"^\s*(?:Host|Media) SNR Lane\d+\s*:\s*not supported\s*$|"
+                    r"\bThe configName \w+ is not found, use default value\.\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -130,7 +131,14 @@ reported (session 44, tester44f: a Dell server's ``dmidecode`` read hbm_ce_storm
 ``hccn_tool -i N -optical -g``'s ``Host SNR Lane0       : not supported`` (ascend-fd's fixture, Ascend/mind-cluster
 @22bb3d98 component/ascend-faultdiag/test/st_module_testcase/kg_parse/npu_info_before.txt): a figure the module does
 not measure, no operator a job called (session 44, optread44: four such lines read framework_error 0.57 from one
-port's optical answer; :mod:`opsbrain.ingest.commands` leaves such values out as well)."""
+port's optical answer; :mod:`opsbrain.ingest.commands` leaves such values out as well).
+MindIE's configuration manager, for an optional integer setting config.json leaves out, prints ``The configName
+speculationGamma is not found, use default value.`` and takes the default (Ascend/MindIE-LLM
+src/config_manager/param_checker.cpp ``ParamChecker::GetIntegerParamDefaultValue`` @8b4871ad): a setting not given,
+no file or module missing (session 45, tester45c: a 300I Duo MindIE 2.2.RC1 start that ends in ``Daemon start
+success!``, https://www.hiascend.com/forum/thread-02111201427162926575-1-1.html, read config_error 0.60 from it).
+Its siblings in the same function, ``The value of configName X for  uint32_t is invalid, use default value.`` and
+``The type of configName X should be integer, ...``, say a value the operator wrote was not taken, and still read."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
