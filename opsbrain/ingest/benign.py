@@ -36,7 +36,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"^\s*(?:Host|Media) SNR Lane\d+\s*:\s*not supported\s*$|"
                     r"You are using a model of type `?\w*`? to instantiate a model of type `?\w*`?\. (?:This is not "
                     r"supported for all configurations of models and can yield errors\.|This may be expected if you "
-                    r"are loading a checkpoint that shares a subset of the architecture)")
+                    r"are loading a checkpoint that shares a subset of the architecture)|"
+                    r"\bThe configName \w+ is not found, use default value\.\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -148,7 +149,14 @@ of the architecture (e.g., loading a `sam2_video` checkpoint into `Sam2Model`), 
 yield errors. ...``), a ``logger.warning`` and the load goes on. Its "not supported" is no operator or feature a job
 hit (session 45, tester45e: a DeepSeek-V4 start of SGLang on 8 x 910C, sgl-project/sglang#23598, printed it per rank
 and read framework_error 0.62 from ``op:unsupported``). A raised error that an architecture is not supported keeps
-its reading."""
+its reading.
+MindIE's configuration manager, for an optional integer setting config.json leaves out, prints ``The configName
+speculationGamma is not found, use default value.`` and takes the default (Ascend/MindIE-LLM
+src/config_manager/param_checker.cpp ``ParamChecker::GetIntegerParamDefaultValue`` @8b4871ad): a setting not given,
+no file or module missing (session 45, tester45c: a 300I Duo MindIE 2.2.RC1 start that ends in ``Daemon start
+success!``, https://www.hiascend.com/forum/thread-02111201427162926575-1-1.html, read config_error 0.60 from it).
+Its siblings in the same function, ``The value of configName X for  uint32_t is invalid, use default value.`` and
+``The type of configName X should be integer, ...``, say a value the operator wrote was not taken, and still read."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""

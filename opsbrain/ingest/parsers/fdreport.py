@@ -17,8 +17,9 @@ Node(s) ... Older English reports (the MindCluster documentation's examples) pri
   turns into the place of the category signals (they are no evidence of their own);
 - the rows that are the report's own words (fault description, suggestion, symptom, note, status code, chains) are
   explained with no signal: a software fault's description that names a hardware part, or the root-cluster symptom
-  ``所有Plog中无超时信息`` (no timeout in any plog), is no fault of its own. Key-log rows are left to the other parsers
-  (they are the log lines the tool matched).
+  ``所有Plog中无超时信息`` (no timeout in any plog), is no fault of its own; but the root-cause scenario of an error CQE
+  (:data:`RE_CQE_SCENE`) is the plogs' finding and reads as one. Key-log rows are left to the other parsers (they
+  are the log lines the tool matched).
 
 The fault name row is matched against an imported knowledge graph's names by :mod:`opsbrain.kb.matcher`
 (:func:`fault_name`)."""
@@ -76,6 +77,16 @@ kg_diag_job.py builds the fault from the entry's attributes): each line is a par
 :func:`opsbrain.ingest.derive.fd_placed` joins into the category kinds when all three stand together."""
 RE_LCNE = lazy_compile(r"\bLCNE\s*:\s*([0-9A-Za-z][\w.:*-]*)", re.I)
 _ROOT_LABEL = lazy_compile(_ROOT, re.I)
+RE_CQE_SCENE = lazy_compile(r"RoCE重传超次\s*[(（]ERROR CQE[)）]|Excessive RoCE retransmissions \(ERROR CQE\)", re.I)
+"""The root-cause analysis's scenario 116, CQE_ERROR (ascend_fd pkg/diag/root_cluster/utils.py: the plogs' error-CQE
+links, ``cqe_link_map``, name the root devices), in its description row:
+``部分节点发生RoCE重传超次(ERROR CQE)，此类节点为疑似根因节点，请排查。`` / ``Excessive RoCE retransmissions
+(ERROR CQE) occur on some nodes. These nodes may be the root cause nodes. Check them.`` (utils/i18n.py
+``fault_descriptions_zh`` / ``_en`` 116, Ascend/mind-cluster @22bb3d98; the MindCluster FaultDiag guide's scenario
+table, mindxdlFDUG045: 116 CQE_ERROR). The tool's finding is the plogs' ``error cqe``, RoCE retransmissions past the
+limit: read as HCCL's own record of it is (``hccl:rdma_error``, :mod:`opsbrain.ingest.parsers.hccl`
+``EXCEPTION_KINDS``), not as the report's quiet words. Session 45, tester45c: the guide's Chinese sample report
+(mindxdlFDUG029) gave no signal and read config_error 0.30 from the text model."""
 
 _ANY = group_of(globals())
 
@@ -136,7 +147,11 @@ def parse(ctx: LineCtx) -> bool:
         if comp is not None:
             ctx.add(FD_ROOT if _ROOT_LABEL.fullmatch(m.group(1)) else FD_PLACE, comp, 0, device=dev)
         return True
-    return RE_QUIET_ROW.match(ctx.text) is not None  # the report's own words: no fault of their own
+    if (m := RE_QUIET_ROW.match(ctx.text)) is None:
+        return False
+    if RE_CQE_SCENE.search(m.group(2)):  # the root-cause scenario of an error CQE: the plogs' finding, read as such
+        ctx.add("hccl:rdma_error", None, max(ctx.sev, 1))
+    return True  # the report's own words: no fault of their own
 
 
 def own_words(text: str) -> bool:
