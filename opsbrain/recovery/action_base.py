@@ -58,6 +58,7 @@ class ExecutorBase:
         self._in_repair: set[str] = set()  # nodes under a field repair this executor sent them to
         self.repairs: dict[str, simpy.Process] = {}  # node -> the last field repair this executor sent it to
         self.reboots: dict[str, simpy.Process] = {}  # node -> the last reboot this executor started on it
+        self.moved_pods: dict[str, dict[str, str]] = {}  # job -> {pod: pod its group moved to} (session 45)
 
     # ---- plumbing ------------------------------------------------------------------------------------------
     def start(self, action: str, target: str, factory: Callable[[], simpy.Process]) -> simpy.Process:

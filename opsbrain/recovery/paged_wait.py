@@ -46,8 +46,11 @@ class PagedWait(StepRunner):
         """After the page: when a rung found no spare and an affected training job is down with a node out of service
         (its ranks cannot be placed), wait for a spare (see the module) and resume that rung with it. The resumed
         rung's result; ``failed`` when there was nothing to wait for or the wait ended without a node."""
+        if self.dry_run:
+            return StepsResult("failed", "no claim")
+        self._note_failed_jobs(rec, ctx)
         want, resume = ctx.vars.get("wants_spare"), ctx.vars.get("resume")
-        if self.dry_run or want is None or resume is None or ctx.spare is not None:
+        if want is None or resume is None or ctx.spare is not None:
             return StepsResult("failed", "no claim")
         pod, node = want
         jobs = [name for name, _q in ctx.workloads if self._pending_for_node(ctx, name)]
@@ -77,6 +80,24 @@ class PagedWait(StepRunner):
                 from_rung=back, to_rung="human", reason=f"{result.reason} (the person paged at the claim's start "
                                                              "has it)")
         return result
+
+    def _note_failed_jobs(self, rec: IncidentRecord, ctx: Context) -> None:
+        """At the page: an affected training job down with every node in service (its restarts failed where nothing
+        is missing; no other restart of it under way) is left failed for the person paged, and the journal says so
+        (follow-up ``job_failed``). No claim is held for it: MindCluster retries a job whose processes failed on
+        healthy nodes ``fault-retry-times`` times and then "does not handle" the fault (Service Plane Faults,
+        hiascend.com/document/detail/en/mindcluster/730/clustersched/schedulingug/dl_resume_020.html); Volcano sets
+        the job Failed (FAQ dlug_installation_faq_037), and a free node coming back does not restart it, as it places
+        a job pending for nodes (session 45, recov45)."""
+        for name, _q in ctx.workloads:
+            w = self.sim.workloads.get(name)
+            if (w is None or w.kind != "training" or ctx.workload_runs(name) or self.exec.unplaceable(name, ctx)
+                    or self.exec.restart_under_way(name) is not None):
+                continue
+            rec.follow_up("job_failed", name, self.sim.now, state=getattr(w, "state", ""), reason=(
+                f"{name} down with all its nodes in service after the ladder's restarts failed: left failed for the "
+                "person paged, as MindCluster leaves a job whose fault-retry-times are spent unhandled (Volcano sets "
+                "it Failed); no claim on a spare, none is missing"))
 
     def _job_wakes(self) -> dict[str, list[simpy.Event]]:
         """Claims to wake when a job's scheduler event comes (``started`` / ``resumed``: the job was brought back by

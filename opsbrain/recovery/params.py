@@ -54,7 +54,13 @@ class RecoveryParams(ParamGroup):
         "FAQ 'A Job Is Pending Due to Insufficient Resources', hiascend.com .../mindcluster/730/clustersched/"
         "schedulingug/dlug_installation_faq_025.html). Bounded at the p90 of a field repair (control."
         "part_replacement_s, 24 h): a node of the pod under repair is back by then in 9 of 10 cases; beyond it the "
-        "job is the paged person's", gt=0)
+        "job is the paged person's. Only a job down for want of a node holds a claim: one whose restarts failed with "
+        "every node in service is left failed for the person (journal: job_failed), as MindCluster retries a job "
+        "failing on healthy nodes fault-retry-times times and then does not handle the fault (Service Plane "
+        "Faults, .../schedulingug/dl_resume_020.html; Volcano sets the job Failed, dlug_installation_faq_037.html). "
+        "A pod with no free node first moves the job's group of nodes in it (its logical SuperPoD) whole to the pod "
+        "whose pool holds it (MindCluster 'Affinity Scheduling of Logical SuperPoDs', dl_affinity_0032.html; "
+        "recovery/superpod_move.py); the claim is for a job no pod can take", gt=0)
     approval_median_s: float = P(
         600.0, "s", "assumed: an on-call engineer acknowledges and approves a paged change in ~10 min (median)", gt=0)
     approval_sigma: float = P(0.7, "log-space s.d.", "assumed: long right tail (p90 ~ 2.5 x median)", ge=0)

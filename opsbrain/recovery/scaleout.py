@@ -78,6 +78,9 @@ class ScaleOut:
     def _short(self, w: Any) -> Counter[str | None]:
         """Per pod, how many nodes the job has fewer than at launch (the slots a scale-in gave up there)."""
         launch = Counter(ids.pod_of(n) for n in (w.placements[0][1] if getattr(w, "placements", None) else w.nodes))
+        for old, new in self.orch.exec.moved_pods.get(w.name, {}).items():  # a group moved whole (session 45)
+            if launch[old] and not any(ids.pod_of(n) == old for n in w.nodes):
+                launch[new] += launch.pop(old)
         return launch - Counter(ids.pod_of(n) for n in w.nodes)
 
     def _free_spares(self, w: Any) -> list[str]:

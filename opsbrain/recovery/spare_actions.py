@@ -12,12 +12,13 @@ import simpy
 from faultlib import ids
 from faultlib.control import ActionResult
 from faultlib.health import Health
-from opsbrain.recovery.action_base import ExecutorBase, SpareWaiter
+from opsbrain.recovery.action_base import SpareWaiter
 from opsbrain.recovery.record import IncidentRecord
+from opsbrain.recovery.superpod_move import SuperPodMove
 from opsbrain.recovery.targets import Context, devices_out, pod_pool
 
 
-class SpareActions(ExecutorBase):
+class SpareActions(SuperPodMove):
     """Take, return and wait for warm spares (mixed into :class:`~opsbrain.recovery.actions.Executor`)."""
 
     # ---- taking and giving back spares ----------------------------------------------------------------------
@@ -31,6 +32,9 @@ class SpareActions(ExecutorBase):
         while True:
             cands = [n for n in c.spares if ids.pod_of(n) == pod and not devices_out(self.sim, n)]  # schedulable
             if not cands:
+                moved = self.move_group(node, ctx, rec)  # the job's group to another pod (session 45)
+                if moved is not None:
+                    return moved
                 if not any(f["type"] == "spares_exhausted" and f.get("pod") == pod for f in rec.follow_ups):
                     # once per incident and pod: a later rung finding the pool still empty is the same shortage
                     rec.follow_up("spares_exhausted", node, now, pod=pod,

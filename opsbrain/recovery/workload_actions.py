@@ -14,6 +14,7 @@ from faultlib.control import ActionResult
 from faultlib.health import UP, Health
 from opsbrain.recovery.action_base import Call, ExecutorBase
 from opsbrain.recovery.record import IncidentRecord
+from opsbrain.recovery.superpod_move import restart_scope
 from opsbrain.recovery.targets import Context, out_of_service
 
 _RESTARTS = ("restart_job", "restart_instance")
@@ -252,9 +253,9 @@ class WorkloadActions(ExecutorBase):
 
     def _restart_training(self, name: str, params: Any, ctx: Context) -> simpy.Process:
         w = self.sim.workloads[name]
-        return self.sim.control.restart_job(name, getattr(params, "source", "memory"),
-                                            self._replace(params.replace, ctx, list(w.nodes)),
-                                            getattr(params, "scope", "job"))
+        source, scope = restart_scope(name, ctx, getattr(params, "source", "memory"),
+                                           getattr(params, "scope", "job"))  # a moved group: job level (session 45)
+        return self.sim.control.restart_job(name, source, self._replace(params.replace, ctx, list(w.nodes)), scope)
 
     def _workload_call(self, a: str, name: str, inst: str | None, params: Any, ctx: Context,
                        rec: IncidentRecord | None = None) -> Call:
