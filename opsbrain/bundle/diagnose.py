@@ -239,9 +239,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
 
 def _fails(sigs: list[Signal], job_start: float | None, every: Any) -> bool:
     """Whether a line of the bundle says a program failed (:meth:`opsbrain.diagnosis.realtext.TextView.fails_beyond`, on
-    every line as ``--logs`` reads them), for the readout cap (:func:`opsbrain.diagnosis.statecap.readout_capped`);
-    read only where the cap may apply (the signals left once the ports' link history goes are all readouts), else
-    True (the cap does not apply)."""
+    every line as ``--logs`` reads them), for the readout cap (:func:`opsbrain.diagnosis.statecap.readout_capped`,
+    which asks it only where no signal supports the answered class); read only where it may matter (the signals left
+    once the ports' link history goes are all readouts), else True (it does not)."""
     from opsbrain.diagnosis.realtext import TextView
 
     if not readouts_only(link_history_dropped(sigs, job_start)[0]):

@@ -32,7 +32,7 @@ from typing import Any
 
 from opsbrain.fastre import fast_lines_with, fast_search
 from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
-from opsbrain.ingest.readouts import readout_line
+from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
@@ -343,7 +343,7 @@ class TextView:
                 BENIGN.search(text) or SELF_FAILURE.search(text) or MARKDOWN_FENCE.match(text):
             return
         err = (len(self.errors) < self.limit and _has_error_word(text) is not None and not SETTING_LINE.match(text)
-               and not COUNTER_LINE.match(text))
+               and not COUNTER_LINE.match(text) and not quiet_field(text, _has_error_word))
         if full and not err:
             return
         self._seen.add(text)

@@ -26,6 +26,7 @@ component/npu-exporter/collector/metrics/collector_for_network.go and collector_
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from opsbrain.ingest.parsers.device import RE_SMI_HEALTH
 from opsbrain.ingest.parsers.hccn import RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS, RE_PORT_TABLE
@@ -55,3 +56,62 @@ def readout_line(text: str) -> bool:
 def is_readout(s: Signal) -> bool:
     """Whether the signal's line is a status readout (module docstring): a state, not a stated event."""
     return s.kind in READOUT_KINDS and readout_line(s.text)
+
+
+RE_NAMED_FIELD = lazy_compile(r"^\s*(?P<name>[A-Za-z][\w()/.-]*(?: [A-Za-z(][\w()/.-]*){0,7})\s*:\s*(?P<value>\S.*)$")
+"""A tool's ``Field Name: value`` line: a name of up to eight words (a letter first, no colon), a colon, a value; a
+tab or spaces before it and padding before the colon as tools print them (dmidecode's ``\\tError Information Handle:
+Not Provided``, npu-smi's ``Error Code                     : 80E01801``)."""
+ERROR_NOUNS = frozenset({"error", "errors", "err", "failure", "failures", "timeout", "timeouts", "exception",
+                         "exceptions"})
+"""The error words a field's name may hold: what it is about (``Error Correction Type``, ``rx_crc_errors``), not a
+verb that says something failed (``Failed to load model: ...`` is a sentence, not a field)."""
+NO_ERRORS = lazy_compile(r"^no errors?(?: (?:detected|found|reported|occurred|logged))?\.?$", re.I)
+"""A value that says no error is there: dmidecode's ``No errors detected`` (SMBIOS type 32 boot status 0) and
+``No Error`` (an error information handle 0xFFFF)."""
+FAILED_STATE = lazy_compile(r"\b(?:critical|fatal|non-recoverable|abnormal|alarm|fault|faulty|degraded|warning|bad"
+                            r"|lost|down|offline|unhealthy|nok)\b", re.I)
+"""A value that is a failed state without an error word (``Critical``, dmidecode's chassis ``Non-recoverable``,
+npu-smi's ``Alarm``)."""
+NUMBER = lazy_compile(r"^[-+]?(?:0x)?([0-9a-fA-F]+)$")
+"""A value that is a code or a count (``80E01801``, ``0x0045``, ``12``; :func:`nonzero_code`)."""
+READS_NONE = lazy_compile(r"^(?:0+|0x0+|none|no|n/?a|--?|false|ok|normal|not (?:provided|specified|present|available"
+                          r"|supported|applicable))\.?$", re.I)
+"""A value that reads none: zero, ``None``, ``N/A``, ``OK``, ``Not Provided``."""
+
+
+def nonzero_code(value: str) -> bool:
+    """Whether ``value`` is a code or count other than zero (:data:`NUMBER` with a digit, and not all zeros)."""
+    m = NUMBER.match(value)
+    return m is not None and any(c.isdigit() for c in m[1]) and m[1].strip("0") != ""
+
+
+def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
+    """Whether a line is a readout's ``Field Name: value`` (:data:`RE_NAMED_FIELD`) whose error word is in the field's
+    name only and whose value states no failure, or whose value says no error is there (:data:`NO_ERRORS`): a state
+    a tool printed, not a program failing (session 45, readcap45). ``error_word``: the search for an error word
+    (:data:`opsbrain.diagnosis.realtext.ERROR_WORDS`).
+
+    The name must be a field's: its error words nouns (:data:`ERROR_NOUNS`) in a name of two words or more (one word
+    is an exception's or a level's: ``ValueError: ...``, ``Error: ...``). The value must state no failure: no error
+    word, no failed state (:data:`FAILED_STATE`), no code or count other than zero (:func:`nonzero_code`: npu-smi's
+    ``Error Code : 80E01801`` stays a failing line); where the name ends in its error noun (``Socket error:
+    connection reset by peer`` states an error of a kind) the value must read none (:data:`READS_NONE`:
+    ``rx_crc_errors: 0``). Sources: dmidecode prints each attribute as a tab, its name, ``: `` and its value
+    (mirror/dmidecode @b70f6ee0 dmioutput.c ``pr_attr``; man/dmidecode.8), with names such as ``Error Correction
+    Type`` and ``Error Information Handle`` (dmidecode.c ``dmi_memory_array_error_handle``: ``Not Provided``, ``No
+    Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
+    reference specification (DMTF DSP0134) defines the fields."""
+    m = RE_NAMED_FIELD.match(text)
+    if m is None:
+        return False
+    words = [w for w in re.split(r"[ _]+", m["name"]) if w]
+    hits = [i for i, w in enumerate(words) if error_word(w) is not None]
+    if hits and (len(words) < 2 or any(words[i].lower().strip("()") not in ERROR_NOUNS for i in hits)):
+        return False
+    value = m["value"].strip()
+    if NO_ERRORS.match(value):
+        return True
+    if not hits or error_word(value) is not None or FAILED_STATE.search(value) or nonzero_code(value):
+        return False
+    return hits[-1] != len(words) - 1 or READS_NONE.match(value) is not None
