@@ -34,6 +34,7 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"device_hot_reset\.sh: line \d+: echo: write error: No such device\s*$|"
                     r"^\s*Error Correction Type: (?:Other|Unknown|None|Parity|Single-bit ECC|Multi-bit ECC|CRC)\s*$|"
                     r"^\s*(?:Host|Media) SNR Lane\d+\s*:\s*not supported\s*$|"
+                    r"\bFormat:Free/Total\s+NA: Currently, query is not supported\.|"
                     r"You are using a model of type `?\w*`? to instantiate a model of type `?\w*`?\. (?:This is not "
                     r"supported for all configurations of models and can yield errors\.|This may be expected if you "
                     r"are loading a checkpoint that shares a subset of the architecture)|"
@@ -141,6 +142,12 @@ reported (session 44, tester44f: a Dell server's ``dmidecode`` read hbm_ce_storm
 @22bb3d98 component/ascend-faultdiag/test/st_module_testcase/kg_parse/npu_info_before.txt): a figure the module does
 not measure, no operator a job called (session 44, optread44: four such lines read framework_error 0.57 from one
 port's optical answer; :mod:`opsbrain.ingest.commands` leaves such values out as well).
+``npu-smi info -t info-vnpu``'s table legend, ``| Format:Free/Total                   NA: Currently, query is not
+supported.    |``, printed above every vNPU resource table (MindCluster ToolBox guide, "MindCluster ToolBox Is
+Successfully Installed But Ascend DMI Fails to Be Used", https://www.hiascend.com/document/detail/en/mindcluster/730/
+toolbox/toolboxug/toolboxug_0104.html, and npu-smi's ``printf_vnpu_free_resoure_info``): what ``NA`` in the table's
+cells means, no query that failed (session 45, tester45g: the guide's table alone read framework_error 0.62 from
+``op:unsupported``).
 transformers' model-type notice: ``PretrainedConfig.from_pretrained`` (transformers configuration_utils.py, and the
 composite configs that copy it) logs, when the checkpoint's ``model_type`` differs from the config class's, ``You are
 using a model of type X to instantiate a model of type Y. This is not supported for all configurations of models and

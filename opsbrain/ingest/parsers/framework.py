@@ -82,12 +82,31 @@ soc_version: ..." for a SoC the build has no op info for, or the op info path mi
 ``GenerateOpInfos``' "Load op info json failed" and the RuntimeError "Load op info form json config failed"): the
 installation or the chip it runs on (MindOCR FAQ: exporting on a 310 inference host; run it on the training host)."""
 RE_SHM_TOO_SMALL = screened(r"memory available in /dev/shm|insufficient shared memory \(shm\)|"
-                            r"pass an argument with the flag '--shm-size'")
+                            r"pass an argument with the flag '--shm-size'|"
+                            r"dataloader's workers are out of shared memory")
 """A container whose shared memory (/dev/shm, Docker's 64 MB default) is too small for the job: Ray's object store
 (src/ray/object_manager/plasma/store_runner.cc: "System memory request exceeds memory available in /dev/shm ... If
 you are inside a Docker container, you may need to pass an argument with the flag '--shm-size' to 'docker run'") and
 PyTorch's DataLoader worker (torch/utils/data/_utils/signal_handling.py: "... This might be caused by insufficient
-shared memory (shm)"). The container's set-up, not the device or the program."""
+shared memory (shm)"; the main process' report of the worker's SIGBUS, torch/csrc/DataLoader.cpp: "DataLoader worker
+(pid N) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try
+to raise your shared memory limit.", session 45, tester45g: codalab-worksheets#3742, read framework_error 0.50 from
+the bare RuntimeError). The container's set-up, not the device or the program."""
+RE_FD_LIMIT = screened(r"\bToo many open files\. Communication with the workers is no longer possible\b")
+"""PyTorch's DataLoader, whose workers pass tensors by file descriptor, past the per-process limit on open files
+(RLIMIT_NOFILE, errno 24 EMFILE): torch/utils/data/dataloader.py raises "Too many open files. Communication with the
+workers is no longer possible. Please increase the limit using `ulimit -n` in the shell or change the sharing strategy
+by calling `torch.multiprocessing.set_sharing_strategy('file_system')` ...": its own verdict, the host's limit or the
+sharing setting, a set-up of the job's environment (``cfg:env``; session 45, tester45g: zju3dv/NeuralRecon#91 read
+framework_error 0.50 from the bare RuntimeError). Not the bare errno text: "[Errno 24] Too many open files" is as often
+a program that leaks descriptors (a MindSpore dataset iterator created again and again, a dev-split case labelled
+framework_error, turned config_error by the bare text) as a limit set too low."""
+RE_FILE_WRITE_FAILED = screened(r"\bPytorchStreamWriter failed writing file \S+: file write failed")
+"""``torch.save`` could not write the checkpoint: caffe2/serialize/inline_container.cc (PyTorchStreamWriter's
+writeRecord) throws "PytorchStreamWriter failed writing file <name>: file write failed" when the file system takes
+fewer bytes than written -- the volume full, a quota reached, or the mount gone (h2oai/h2o-llmstudio#214: the output
+volume was full; session 45, tester45g). The storage of the host the job writes to (``cfg:env``), read like "No space
+left on device" (knowledge_base/codes.yaml, ENOSPC), not the program or a device."""
 RE_COMPILER_HEADER = screened(r"fatal error: '[\w./+-]+' file not found")
 """clang's missing-header error (``fatal error: 'cstdint' file not found``; gcc's form, ``fatal error: cstdint: No
 such file or directory``, is read by the "No such file or directory" text): the compiler's include path or the
@@ -236,6 +255,8 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_SOC_PACKAGE, "cfg:version"),
     (RE_BUILT_FOR_OTHER, "cfg:version"),
     (RE_SHM_TOO_SMALL, "cfg:env"),
+    (RE_FD_LIMIT, "cfg:env"),
+    (RE_FILE_WRITE_FAILED, "cfg:env"),
     (RE_COMPILER_HEADER, "cfg:env"),
     (RE_NPU_BUSY, "cfg:device"),
     (RE_NODE_LABEL, "cfg:device"),
