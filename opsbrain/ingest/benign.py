@@ -35,7 +35,13 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"^\s*(?:Host|Media) SNR Lane\d+\s*:\s*not supported\s*$|"
                     r"You are using a model of type `?\w*`? to instantiate a model of type `?\w*`?\. (?:This is not "
                     r"supported for all configurations of models and can yield errors\.|This may be expected if you "
-                    r"are loading a checkpoint that shares a subset of the architecture)")
+                    r"are loading a checkpoint that shares a subset of the architecture)|"
+                    r"Ignored parameter '\w+'\. This is a GPU-specific feature not supported on Ascend\. Resetting "
+                    r"to False\.|"
+                    r"GPU-specific parameter is not supported on Ascend\. parameter=\w+, value=\w+, action: "
+                    r"resetting to False\.|"
+                    r"\* A known problem is that capturing too many batch sizes can lead to OOM\s*$|"
+                    r"\* \(Out of Memory\) errors or inference hangs\. If you encounter such issues,")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -142,7 +148,21 @@ of the architecture (e.g., loading a `sam2_video` checkpoint into `Sam2Model`), 
 yield errors. ...``), a ``logger.warning`` and the load goes on. Its "not supported" is no operator or feature a job
 hit (session 45, tester45e: a DeepSeek-V4 start of SGLang on 8 x 910C, sgl-project/sglang#23598, printed it per rank
 and read framework_error 0.62 from ``op:unsupported``). A raised error that an architecture is not supported keeps
-its reading."""
+its reading.
+vllm-ascend's reset of a GPU-only option: ``_fix_incompatible_config`` (vllm_ascend/platform.py) logs ``Ignored
+parameter 'disable_flashinfer_prefill'. This is a GPU-specific feature not supported on Ascend. Resetting to False.``
+(@a5b099c7, vllm-ascend#6005; later ``GPU-specific parameter is not supported on Ascend. parameter=
+disable_cascade_attn, value=True, action: resetting to False.``, @182b75ea) for every attention flag of vLLM's that
+has no Ascend kernel, then goes on with the flag off; vllm-ascend's installation guide shows the first line in the
+output of a working install (docs/source/installation.md @d320733c). Its "not supported" is no operator a job hit
+(session 45, tester45f: a MiniMax-M2.7 start read framework_error 0.62 from ``op:unsupported``, vllm-ascend#8213;
+the later text read framework_error 0.76 from the profiler's ``Parameter %s is not supported.`` template, EK0005).
+vllm-ascend's full-graph banner: when FULL_DECODE_ONLY graph mode is chosen, vllm_ascend/platform.py (@41ddb065;
+earlier vllm_ascend/utils.py) logs a fixed ``* WARNING: You have enabled the *full graph* feature.`` box whose
+lines ``* A known problem is that capturing too many batch sizes can lead to OOM`` and ``* (Out of Memory) errors or
+inference hangs. If you encounter such issues,`` are advice printed at every such start, before any memory is used
+(session 45, tester45f: the box alone read npu_oom 0.73 from two ``mem:oom``, vllm-ascend#6076). A real
+out-of-memory (``NPU out of memory. Tried to allocate ...``) keeps its reading."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
