@@ -38,7 +38,11 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"You are using a model of type `?\w*`? to instantiate a model of type `?\w*`?\. (?:This is not "
                     r"supported for all configurations of models and can yield errors\.|This may be expected if you "
                     r"are loading a checkpoint that shares a subset of the architecture)|"
-                    r"\bThe configName \w+ is not found, use default value\.\s*$")
+                    r"\bThe configName \w+ is not found, use default value\.\s*$|"
+                    r"Ignored parameter '\w+'\. This is a GPU-specific feature not supported on Ascend\. Resetting "
+                    r"to False\.|"
+                    r"\* A known problem is that capturing too many batch sizes can lead to OOM\s*$|"
+                    r"\* \(Out of Memory\) errors or inference hangs\. If you encounter such issues,")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -163,7 +167,22 @@ src/config_manager/param_checker.cpp ``ParamChecker::GetIntegerParamDefaultValue
 no file or module missing (session 45, tester45c: a 300I Duo MindIE 2.2.RC1 start that ends in ``Daemon start
 success!``, https://www.hiascend.com/forum/thread-02111201427162926575-1-1.html, read config_error 0.60 from it).
 Its siblings in the same function, ``The value of configName X for  uint32_t is invalid, use default value.`` and
-``The type of configName X should be integer, ...``, say a value the operator wrote was not taken, and still read."""
+``The type of configName X should be integer, ...``, say a value the operator wrote was not taken, and still read.
+vllm-ascend's reset of a GPU-only option: ``_fix_incompatible_config`` (vllm_ascend/platform.py) logs ``Ignored
+parameter 'disable_flashinfer_prefill'. This is a GPU-specific feature not supported on Ascend. Resetting to False.``
+(@a5b099c7, vllm-ascend#6005; later ``GPU-specific parameter is not supported on Ascend. parameter=
+disable_cascade_attn, value=True, action: resetting to False.``, @182b75ea) for every attention flag of vLLM's that
+has no Ascend kernel, then goes on with the flag off; vllm-ascend's installation guide shows the first line in the
+output of a working install (docs/source/installation.md @d320733c). Its "not supported" is no operator a job hit
+(session 45, tester45f: a MiniMax-M2.7 start read framework_error 0.62 from ``op:unsupported``, vllm-ascend#8213;
+the later text read framework_error 0.76 from the profiler's ``Parameter %s is not supported.`` template, EK0005; that
+later text is read by tester45a's ``parameter=NAME[, value=V], action: resetting to X`` alternative above).
+vllm-ascend's full-graph banner: when FULL_DECODE_ONLY graph mode is chosen, vllm_ascend/platform.py (@41ddb065;
+earlier vllm_ascend/utils.py) logs a fixed ``* WARNING: You have enabled the *full graph* feature.`` box whose
+lines ``* A known problem is that capturing too many batch sizes can lead to OOM`` and ``* (Out of Memory) errors or
+inference hangs. If you encounter such issues,`` are advice printed at every such start, before any memory is used
+(session 45, tester45f: the box alone read npu_oom 0.73 from two ``mem:oom``, vllm-ascend#6076). A real
+out-of-memory (``NPU out of memory. Tried to allocate ...``) keeps its reading."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
