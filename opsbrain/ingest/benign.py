@@ -37,7 +37,10 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"You are using a model of type `?\w*`? to instantiate a model of type `?\w*`?\. (?:This is not "
                     r"supported for all configurations of models and can yield errors\.|This may be expected if you "
                     r"are loading a checkpoint that shares a subset of the architecture)|"
-                    r"\bThe configName \w+ is not found, use default value\.\s*$")
+                    r"\bThe configName \w+ is not found, use default value\.\s*$|"
+                    r"^\s*No (?:Memory|Memory failure|PCIe AER|ARM processor|NVIDIA(?: Vera)?|CXL [\w ]{1,40}|Extlog|"
+                    r"devlink|disk|MCE) errors\.\s*$|"
+                    r"\berror: (?:Corrected|Deferred) error, no action required\., ")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -156,7 +159,16 @@ src/config_manager/param_checker.cpp ``ParamChecker::GetIntegerParamDefaultValue
 no file or module missing (session 45, tester45c: a 300I Duo MindIE 2.2.RC1 start that ends in ``Daemon start
 success!``, https://www.hiascend.com/forum/thread-02111201427162926575-1-1.html, read config_error 0.60 from it).
 Its siblings in the same function, ``The value of configName X for  uint32_t is invalid, use default value.`` and
-``The type of configName X should be integer, ...``, say a value the operator wrote was not taken, and still read."""
+``The type of configName X should be integer, ...``, say a value the operator wrote was not taken, and still read.
+rasdaemon's ``ras-mc-ctl --summary`` / ``--errors`` print, for each error table that holds no record, ``No Memory
+errors.``, ``No PCIe AER errors.``, ``No Memory failure errors.``, ``No MCE errors.`` and the like (mchehab/rasdaemon
+util/ras-mc-ctl.in @769593be, the ``print "No ... errors.\n"`` of ``summary`` and ``errors``): a table with no error
+(session 45, tester45h: ``No Memory failure errors.`` read ``ecc:uce`` from "Memory failure", and a host whose
+rasdaemon held only corrected MCE records, NixOS/infra#523, read hbm_uce 0.62). Its MCE records of errors the
+hardware corrected or deferred, ``1 2024-12-19 03:52:38 +0000 error: Corrected error, no action required., CPU 2,
+bank Unified Memory Controller (bank=17), ... mci CECC, ...`` (``error: $msg`` of ras-mc-ctl's ``errors``; the
+message is rasdaemon mce-amd.c's for a status that is neither uncorrected nor fatal): no action, as they say (the
+same excerpt's three records then read config_error 0.32 through the text fallback)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
