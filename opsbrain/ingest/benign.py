@@ -42,7 +42,10 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"Ignored parameter '\w+'\. This is a GPU-specific feature not supported on Ascend\. Resetting "
                     r"to False\.|"
                     r"\* A known problem is that capturing too many batch sizes can lead to OOM\s*$|"
-                    r"\* \(Out of Memory\) errors or inference hangs\. If you encounter such issues,")
+                    r"\* \(Out of Memory\) errors or inference hangs\. If you encounter such issues,|"
+                    r"^\s*No (?:Memory|Memory failure|PCIe AER|ARM processor|NVIDIA(?: Vera)?|CXL [\w ]{1,40}|Extlog|"
+                    r"devlink|disk|MCE) errors\.\s*$|"
+                    r"\berror: (?:Corrected|Deferred) error, no action required\., ")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -182,7 +185,16 @@ earlier vllm_ascend/utils.py) logs a fixed ``* WARNING: You have enabled the *fu
 lines ``* A known problem is that capturing too many batch sizes can lead to OOM`` and ``* (Out of Memory) errors or
 inference hangs. If you encounter such issues,`` are advice printed at every such start, before any memory is used
 (session 45, tester45f: the box alone read npu_oom 0.73 from two ``mem:oom``, vllm-ascend#6076). A real
-out-of-memory (``NPU out of memory. Tried to allocate ...``) keeps its reading."""
+out-of-memory (``NPU out of memory. Tried to allocate ...``) keeps its reading.
+rasdaemon's ``ras-mc-ctl --summary`` / ``--errors`` print, for each error table that holds no record, ``No Memory
+errors.``, ``No PCIe AER errors.``, ``No Memory failure errors.``, ``No MCE errors.`` and the like (mchehab/rasdaemon
+util/ras-mc-ctl.in @769593be, the ``print "No ... errors.\n"`` of ``summary`` and ``errors``): a table with no error
+(session 45, tester45h: ``No Memory failure errors.`` read ``ecc:uce`` from "Memory failure", and a host whose
+rasdaemon held only corrected MCE records, NixOS/infra#523, read hbm_uce 0.62). Its MCE records of errors the
+hardware corrected or deferred, ``1 2024-12-19 03:52:38 +0000 error: Corrected error, no action required., CPU 2,
+bank Unified Memory Controller (bank=17), ... mci CECC, ...`` (``error: $msg`` of ras-mc-ctl's ``errors``; the
+message is rasdaemon mce-amd.c's for a status that is neither uncorrected nor fatal): no action, as they say (the
+same excerpt's three records then read config_error 0.32 through the text fallback)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""

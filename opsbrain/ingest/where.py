@@ -119,9 +119,20 @@ _NOT_AN_INDEX = lazy_compile(r"[xX][0-9a-fA-F]|:[0-9a-fA-F]{2}\b|\.\d")
 address (``device_id: 0000:05:00.1``, the kernel's APEI ``[Hardware Error]`` block on any PCIe function)."""
 
 
+DRAM_LOCATION = lazy_compile(r"\[Hardware Error\]:.*?\b(?:rank|bank|module|card): ?\d+ .*?\bdevice: ?\d+")
+"""A host memory error's location in the kernel's CPER record (``[Hardware Error]:   node: 1 card: 4 module: 0 rank: 0
+bank: 1 device: 14 row: 58165 column: 816``; linux drivers/firmware/efi/cper.c ``cper_mem_err_location``, v5.15:
+https://github.com/torvalds/linux/blob/v5.15/drivers/firmware/efi/cper.c): ``device`` is the DRAM device on the
+platform's DIMM (the record goes on ``DIMM location: CPU 2 DIMM 30``), no NPU (session 45, tester45h: node-problem-
+detector#846's corrected record was placed on npu14). Only in the kernel's ``[Hardware Error]`` block: a
+framework's ``rank: 1 device: 3`` keeps its device (the lead, at the merge)."""
+
+
 def device_in(text: str) -> int | None:
     """The device index a line names, as written (logical or physical: whatever the line says); a field whose value
-    is a PCI address or a hex id names no NPU (:data:`_NOT_AN_INDEX`)."""
+    is a PCI address or a hex id names no NPU (:data:`_NOT_AN_INDEX`), nor a DRAM location's (:data:`DRAM_LOCATION`)."""
+    if DRAM_LOCATION.search(text):
+        return None
     for m in RE_DEVICE.finditer(text):
         k = next((i for i, g in enumerate(m.groups(), 1) if g is not None), None)
         if k is None or _NOT_AN_INDEX.match(text, m.end(k)):

@@ -30,6 +30,14 @@ EDAC_REPORT = r"EDAC MC\d+: \d+ "
 edac_ue_error through edac_mc_printk): a corrected or an uncorrected memory error. EDAC's other lines are no error:
 every boot prints ``EDAC MC: Ver: 3.0.0`` and the memory controllers' registration (a healthy dmesg was answered
 driver_firmware_error before, from the word EDAC)."""
+CPER_SINGLE_BIT = "error_type: 2, "
+"""The head of the single-bit memory error type of a kernel CPER record (``{37}[Hardware Error]: error_type: 2,
+single-bit ECC``, then ``DIMM location: CPU 2 DIMM 30``; linux drivers/firmware/efi/cper.c ``cper_print_mem`` and
+``mem_err_type_strs``, https://github.com/torvalds/linux/blob/v5.15/drivers/firmware/efi/cper.c): a corrected
+single-bit error of the platform's (host's) DIMMs, which the firmware reports through APEI, not the NPU's HBM that
+``ecc:ce`` names; the line keeps its ``os:hw_error`` (session 45, tester45h: node-problem-detector#846's corrected
+record read hbm_ce_storm 0.65). Its multi-bit type (``error_type: 3, multi-bit ECC``) still reads ``ecc:uce``: not
+measured on a real record here."""
 HARD_LOCKUP = "os:hard_lockup"
 """The NMI watchdog's hard lockup (``NMI watchdog: Watchdog detected hard LOCKUP on cpu 34``, kernel/watchdog_hld.c;
 ``Kernel panic - not syncing: Hard LOCKUP`` when ``kernel.hardlockup_panic`` is set): a CPU looping in kernel mode
@@ -48,8 +56,8 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"PCIe Bus Error.*Corrected|AER:.*Corrected", re.I), "os:pcie_ce", 1),
     (screened(r"multi[- ]?bit ecc|multi ecc err|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
                 r"memory_failure|Memory failure|" + EDAC_REPORT + r"UE\b", re.I), "ecc:uce", 2),
-    (screened(r"single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory|" + EDAC_REPORT + r"CE\b", re.I),
-     "ecc:ce", 1),
+    (screened(r"(?<!" + CPER_SINGLE_BIT + r")single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory|"
+              + EDAC_REPORT + r"CE\b", re.I), "ecc:ce", 1),
     (screened(r"\[Hardware Error\]|Machine check events logged", re.I), "os:hw_error", 1),
     (screened(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
                 r"page allocation failure", re.I), "os:oom_killer", 2),
