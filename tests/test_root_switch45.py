@@ -1,5 +1,5 @@
-"""``--logs DIR`` and ``--bundle`` name a switch as the root where a verdict's failing signals are all on it (session 45,
-bundle45): one rule (opsbrain.diagnosis.rootswitch), the switch by its folder in the collection
+"""``--logs DIR`` and ``--bundle`` name a switch as the root where a verdict's failing signals are all on it
+(session 45, bundle45): one rule (opsbrain.diagnosis.rootswitch), the switch by its folder in the collection
 (``lcne_log/<switch>/``), as the user's collection names it.
 
 Before, ``--bundle`` named no root host for such a verdict (a switch is no worker) and ``--logs DIR`` named the

@@ -55,7 +55,7 @@ mapped to npu_oom by knowledge_base/vendor_map.yaml.)"""
 @pytest.mark.skipif(not (VENDOR / "kg-config.json").exists(), reason="vendor reference files not present")
 def test_vendor_signals_move_with_the_origin(tmp_path: Path) -> None:
     """The knowledge matcher's vendor signals, made while reading, move with the origin too, and their entries stay
-    counted on the same lines (:class:`opsbrain.diagnosis.oneclick.VendorFiles`)."""
+    counted on the same lines (:class:`opsbrain.diagnosis.vendorfiles.VendorFiles`)."""
     from opsbrain.diagnosis.oneclick import _Hooks, _Knowledge
     from opsbrain.ingest.ranks import RankCollector
     from opsbrain.kb import SignatureMatcher, import_kg, load_imported, load_kb

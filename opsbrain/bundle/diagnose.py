@@ -184,7 +184,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
                              "component": diagnosis.get("component")}
         diagnosis["evidence"].append(DEVICE_NOTE.format(dev=diagnosis["root"]["device"]))
     # every failing line of the verdict a switch's own: the switch (the rule --logs shares: diagnosis.rootswitch)
-    name_switch(diagnosis, _verdict_signals(incidents, primary, sigs), lambda s: lines[where[id(s)]].file if id(s) in where else None)
+    name_switch(diagnosis, _verdict_signals(incidents, primary, sigs),
+                lambda s: lines[where[id(s)]].file if id(s) in where else None)
     diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     # a port's link changes from before the job are its history: not the root's own signals (as under --logs)
