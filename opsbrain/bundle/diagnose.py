@@ -43,6 +43,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
 )
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.rootdevice import DEVICE_NOTE
+from opsbrain.diagnosis.rootswitch import name_switch
 from opsbrain.diagnosis.statecap import readout_capped, readouts_only
 from opsbrain.ingest import Signal
 from opsbrain.ingest.derive import link_history_dropped
@@ -182,6 +183,9 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         diagnosis["root"] = {**root_in_user_terms(npu, r.report["workers"], r.chips),
                              "component": diagnosis.get("component")}
         diagnosis["evidence"].append(DEVICE_NOTE.format(dev=diagnosis["root"]["device"]))
+    # every failing line of the verdict a switch's own: the switch (the rule --logs shares: diagnosis.rootswitch)
+    name_switch(diagnosis, _verdict_signals(incidents, primary, sigs),
+                lambda s: lines[where[id(s)]].file if id(s) in where else None)
     diagnosis["evidence_lines"] = primary["evidence_lines"] if primary else []
     placed = [s.at(file=lines[where[id(s)]].file, line_no=lines[where[id(s)]].line) for s in sigs]
     # a port's link changes from before the job are its history: not the root's own signals (as under --logs)
@@ -235,6 +239,12 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         "timing_s": {"read": round(t_read, 4), "detect_diagnose": round(t_detect, 4), "match": round(t_match, 4)},
     })
     return report
+
+
+def _verdict_signals(incidents: list[Any], primary: dict[str, Any] | None, sigs: list[Signal]) -> list[Signal]:
+    """The signals the verdict rests on: its primary incident's, else (no incident: :func:`_no_incident`) all."""
+    inc = next((i for i in incidents if primary is not None and i.id == primary.get("id")), None)
+    return list(inc.signals) if inc is not None else sigs if primary is not None else []
 
 
 def _fails(sigs: list[Signal], job_start: float | None, every: Any) -> bool:

@@ -52,7 +52,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from opsbrain.ingest import asys
-from opsbrain.ingest.hostnames import SWITCH_LOG
+from opsbrain.ingest.hostnames import SWITCH_INFO, SWITCH_LOG
 from opsbrain.ingest.npuinfo import NPU_INFO as NPU_INFO_NAME
 from opsbrain.ingest.streams import not_a_log
 from opsbrain.ingest.workers import (
@@ -203,14 +203,7 @@ _VOLCANO = re.compile(r"(?:^|/)" + _DL + r"/(volcano-(?:scheduler|controller))/[
 _CLUSTERD = re.compile(r"(?:^|/)" + _DL + r"/clusterd/clusterd[^/]*\.log$")
 _RANK_TABLE = re.compile(r"(?:^|/)(?:jobs/(.+)/)?(?:rank_table|hccl)\.json$")
 _SWITCH = SWITCH_LOG  # (opsbrain.ingest.hostnames: --logs DIR places a chip's lines by it too)
-_SWITCH_INFO = re.compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?diag_display_info(?:_[^/]*)?\.txt$")
-"""A switch's ``display`` answers in its LCNE folder: ``diag_display_info.txt``, the "LCNE SuperPoD information" of
-ascend-fd's LCNE log layout (Ascend/mind-cluster @22bb3d98, docs/en/faultdiag/user_guide/03_collecting_logs.md;
-parser_saver.py ``DIAG_DISPLAY_INFO_KEY``), ``diag_display_info_224.txt`` in MindCluster's own switch_logs sample
-(docs/zh/resource/switch_logs/): ``display current-configuration``, ``display interface brief``, ``display interface
-transceiver verbose`` (optical lane power, :mod:`opsbrain.ingest.transceivers`), ``display lldp neighbor brief``.
-Read as :data:`SWITCH` lines of the folder's switch (no time stamp: placed as an undated file is); session 44
-(optbundle44), before skipped as an unknown file."""
+_SWITCH_INFO = SWITCH_INFO  # (opsbrain.ingest.hostnames: --logs DIR places the file's lines by it too)
 _DEBIAN_SYSLOG = re.compile(r"(?:syslog|kern\.log)(?:\.\d+)?$")
 """rsyslog's files on Debian and Ubuntu (``/var/log/syslog``, ``/var/log/kern.log`` and their rotations ``syslog.1``,
 ``kern.log.2.gz``: the distribution's /etc/rsyslog.d/50-default.conf and logrotate's numbering), where Red Hat-like

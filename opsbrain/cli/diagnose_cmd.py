@@ -318,7 +318,8 @@ def _verdict_line(d: dict[str, Any], bar: float) -> str:
     chip = f" (chip {root['chip']})" if root.get("chip") is not None and root.get("device") is not None else ""
     if root.get("die") is not None and root.get("device") is not None:  # an A3 die (session 37)
         chip = f" die {root['die']} (logical device {root['logic_id']})"
-    where = ", ".join(f"{k} {root[k]}" for k in ("host", "device") if root.get(k) is not None) + chip or root.get(
+    where = ", ".join(f"{'switch' if k == 'host' and root.get('switch') else k} {root[k]}" for k in ("host", "device")
+                      if root.get(k) is not None) + chip or root.get(
         "name") or d.get("component") or NO_PLACE
     if led_by_symptoms(d):  # found, but no signal and no class: an exporter page's node summary (session 43)
         return symptoms_headline(d)

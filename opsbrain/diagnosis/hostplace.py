@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from opsbrain.ingest import Signal
-from opsbrain.ingest.hostnames import SWITCH_LOG, chip_host
+from opsbrain.ingest.hostnames import SWITCH_LOG, chip_host, switch_file, switch_folder
 from opsbrain.ingest.ranks import RankCollector
 from opsbrain.ingest.where import (
     on_host_chip,
@@ -29,8 +29,11 @@ def on_workers(signals: list[Signal], ranks: RankCollector,
     def written_to(s: Signal) -> str | None:
         return origins.get((s.file, s.line_no or 0)) or s.file
 
-    # a switch chip's log is no host's directory: its lines are the chip's (the bundle reader's layout alike)
-    where = {f: "" if SWITCH_LOG.search(f) else ranks.worker_of(f)
+    # a switch's folder (its chip log, its display dump) is no host's directory: its lines are the switch's, by the
+    # folder's name, as the bundle reader places them (session 45: before, a dump's lines were the directory given's
+    # or the folder's ``lcne_log/<switch>``)
+    signals = [with_host(s, sw) if s.host is None and (sw := switch_folder(written_to(s))) else s for s in signals]
+    where = {f: "" if switch_file(f) else ranks.worker_of(f)
              for f in {written_to(s) for s in signals if s.host is None} if f}
     ranks.other_workers |= {w for w in where.values() if w}
     for f, w in where.items():
@@ -87,7 +90,7 @@ def _host_aliases(signals: list[Signal], written_to: Callable[[Signal], str | No
     hosts_in: dict[str, set[str]] = {}
     dirs_of: dict[str, set[str]] = {}
     for s in signals:
-        if s.host is not None and twin_node(s.host) is None and (f := written_to(s)) and (
+        if s.host is not None and twin_node(s.host) is None and (f := written_to(s)) and not switch_file(f) and (
                 w := host_root(f)[0]) and w != root:
             hosts_in.setdefault(w, set()).add(s.host)
             dirs_of.setdefault(s.host, set()).add(w)

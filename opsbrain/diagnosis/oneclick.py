@@ -30,8 +30,10 @@ from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.realtext import TextView
 from opsbrain.diagnosis.rootdevice import DEVICE_NOTE, placed_device
+from opsbrain.diagnosis.rootswitch import name_switch
 from opsbrain.diagnosis.statecap import readout_capped
 from opsbrain.diagnosis.symptoms import with_symptoms
+from opsbrain.diagnosis.vendorfiles import VendorFiles
 from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelled
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
@@ -92,37 +94,23 @@ class _Knowledge:
                 self.vendor_signals.append((s, decides))
                 self.vendor_files.add(key, s, first=True)
 
+    def rebase(self, delta: float) -> None:
+        """The reader's time origin moved ``delta`` seconds back (:meth:`opsbrain.ingest.text.LineReader._earlier`):
+        the vendor signals made so far keep their place in time."""
+        moved: dict[int, Signal] = {}
+
+        def later(s: Signal) -> Signal:
+            return moved.setdefault(id(s), s.at(t=s.t + delta))
+
+        self.vendor_signals = [(later(s), d) for s, d in self.vendor_signals]
+        self.vendor_files.moved(later)
+
     def report(self, top: int = 10) -> list[dict[str, Any]]:
         return [{**self.info[k], "lines": n} for k, n in self.seen.most_common(top)]
 
     def vendor_report(self, top: int = 50) -> list[dict[str, Any]]:
         """The imported vendor entries that matched (all of them up to ``top``, most lines first)."""
         return [{**self.info[k], "lines": n} for k, n in self.seen.most_common() if k[0] == "imported"][:top]
-
-
-class VendorFiles:
-    """Each mapped vendor entry's first matching line in every file, beside the one ``vendor:`` signal per entry
-    the whole-input verdict weighs (its first line in reading order). The root cluster votes on the root devices'
-    own lines: the entry counts there where it matched one of them, whichever file was read first (before, only the
-    first line read carried it, so ``--logs`` and ``--bundle``, which order files differently, weighed the same
-    files differently)."""
-
-    def __init__(self) -> None:
-        self._by_entry: dict[Any, dict[str | None, Signal]] = {}
-        self._entry_of: dict[int, Any] = {}  # id(first signal) -> its entry key
-
-    def add(self, key: Any, s: Signal, first: bool = False) -> None:
-        self._by_entry.setdefault(key, {}).setdefault(s.file, s)
-        if first:
-            self._entry_of[id(s)] = key
-
-    def admitted(self, counted: list[Signal]) -> list[Signal]:
-        """Every file's line of the entries whose first signal takes part (``counted``, from :func:`vendor_votes`)."""
-        out: list[Signal] = []
-        for s in counted:
-            key = self._entry_of.get(id(s))
-            out += list(self._by_entry.get(key, {}).values()) if key is not None else [s]
-        return out
 
 
 def kb_label(k: dict[str, Any]) -> str:
@@ -301,6 +289,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         out["root"] = {**out["root"], **{k: v for k, v in user_terms(npu).items() if k != "component"}}
         d.evidence.append(DEVICE_NOTE.format(dev=out["root"]["device"]))  # (as --bundle: rootdevice)
         out["evidence"] = list(d.evidence)
+    name_switch(out, own, lambda s: s.file)  # every failing line a switch's own: the switch (as --bundle: rootswitch)
     cited = {(r["file"], r["line"]) for r in text_lines}  # a line the text fallback cites is listed once
     ev = [r for r in _evidence_lines(sigs, d, apart[1].holds if apart else None) if (r["file"], r["line"]) not in cited]
     out["evidence_lines"] = (text_lines + ev)[:MAX_EVIDENCE_LINES]
@@ -375,6 +364,11 @@ class _Hooks:
                 self.devices[dev] += 1
                 self.first_line.setdefault(dev, (file, line_no, line))
 
+    def rebase(self, delta: float) -> None:
+        """(The reader's time origin moved back: :meth:`_Knowledge.rebase`.)"""
+        if self.knowledge is not None:
+            self.knowledge.rebase(delta)
+
     def _host(self, file: str | None, head: str) -> str | None:
         """The host a collector's head names (syslog, journal, a JSON record's; else the pod, container or host a
         kubectl, compose or pdsh head names), for a line whose file names no worker (stdin, one file given):
@@ -398,8 +392,8 @@ def _root_from_text(out: dict[str, Any], dev: int | None,
     """A verdict (or an abstention) that no signal placed on a device: the device the input itself names, with the
     first line that names it among the evidence lines (the line the root rests on)."""
     root = out.get("root") or {"component": None, "host": None}
-    if dev is None or root.get("device") is not None or root.get("peer"):
-        return  # (a silent peer's root: the device the input names is the one that waited for it)
+    if dev is None or root.get("device") is not None or root.get("peer") or root.get("switch"):
+        return  # (a silent peer's root: the device the input names is the one that waited for it; a switch's)
     out["root"] = {**root, "device": dev}
     at = f" (first named on line {where[1]})" if where else ""
     out["evidence"].append(f"device {dev}: the one device the input names{at} (no signal placed the fault on a device)")

@@ -124,6 +124,29 @@ def root_names_host(name: str, files: Iterable[str]) -> bool:
 SWITCH_LOG = lazy_compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?(?:[^/]*log\.log|log_\d+_\d{13,15}\.log)$")
 """A UB switch chip's LCNE log (``lcne_log/<chip>/log.log``, real ``log_<n>_<13-15 digits>.log``; ``switch/`` before
 session 30; ascend-fd's LCNE walk takes every ``*log.log`` below ``lcne_log/``): the group is the chip's folder."""
+SWITCH_INFO = lazy_compile(r"(?:^|/)(?:lcne_log|switch)/(?:([^/]+)/)?(?:.+/)?diag_display_info(?:_[^/]*)?\.txt$")
+"""A switch's ``display`` answers in its LCNE folder: ``diag_display_info.txt``, the "LCNE SuperPoD information" of
+ascend-fd's LCNE log layout (Ascend/mind-cluster @22bb3d98, docs/en/faultdiag/user_guide/03_collecting_logs.md;
+parser_saver.py ``DIAG_DISPLAY_INFO_KEY``), ``diag_display_info_224.txt`` in MindCluster's own switch_logs sample
+(docs/zh/resource/switch_logs/): ``display current-configuration``, ``display interface brief``, ``display interface
+transceiver verbose`` (optical lane power, :mod:`opsbrain.ingest.transceivers`), ``display lldp neighbor brief``. The
+group is the switch's folder (session 44, optbundle44; here since session 45, as ``--logs DIR`` places the file's
+lines by it too)."""
+
+
+def switch_file(path: str | None) -> bool:
+    """Whether ``path`` is a file of a switch's LCNE folder (:data:`SWITCH_LOG`, :data:`SWITCH_INFO`): the switch's
+    own lines, no host's directory."""
+    return bool(path) and bool(SWITCH_LOG.search(path or "") or SWITCH_INFO.search(path or ""))
+
+
+def switch_folder(path: str | None) -> str | None:
+    """The switch whose LCNE folder holds ``path`` (``lcne_log/<switch>/...``), by the folder's name: the switch as
+    the collection names it; None for any other file, or a switch file in no switch's folder."""
+    if not path:
+        return None
+    m = SWITCH_LOG.search(path) or SWITCH_INFO.search(path)
+    return m.group(1) if m else None
 
 
 def chip_host(chip: str, hosts: Iterable[str]) -> tuple[str, str] | None:

@@ -37,6 +37,7 @@ from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mi
 from opsbrain.ingest.dirwalk import MAX_FILES, no_logs
 from opsbrain.ingest.encoding import SAMPLE, decoded_lines, sniff
 from opsbrain.ingest.exporterpage import is_exporter_page, page_signals, split_page
+from opsbrain.ingest.hostnames import switch_folder
 from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.parsers import MAX_LINE
@@ -246,6 +247,8 @@ class LineReader:
             if ts is not None:
                 if dated and not self._dated:
                     self._date_from(ts)
+                if self._t0 is not None and ts < self._t0:
+                    self._earlier(self._t0 - ts)
                 self._t0 = ts if self._t0 is None else min(self._t0, ts)
                 self._last = max(0.0, ts - self._t0)
             origin = (grep_file(prefix) if prefix else None) or header
@@ -290,7 +293,11 @@ class LineReader:
 
     def _beyond(self, found: list[Beyond], file: str | None, twin: bool | ChipMap | None) -> None:
         """The signals of the lanes a module's dump found beyond its own thresholds (:mod:`.transceivers`)."""
-        self.signals.extend(power_signal(b, self._last, twin=twin).at(line_no=b.line_no, file=file) for b in found)
+        if not found:
+            return
+        at = switch_folder(file)  # a switch's dump without its sysname: the switch of its folder, as --bundle reads it
+        self.signals.extend(power_signal(b, self._last, twin=twin, origin=at).at(line_no=b.line_no, file=file)
+                            for b in found)
 
     def read_numbering(self, files: Iterable[Path]) -> None:
         """A first pass over a directory's ``npu_info_*.txt`` files (small; nothing else is read): each real host's
@@ -314,6 +321,20 @@ class LineReader:
                 self.chips[root] = m
                 ids = "read as dies' logical ids" if m.a3 else "as written"
                 self.stats.notes.append(f"{root.rsplit('/', 1)[-1]}: {m.product} ({m.by}): device ids {ids}")
+
+    def _earlier(self, delta: float) -> None:
+        """A stamp ``delta`` seconds before every one read so far: the time origin moves back to it, and what was read
+        before keeps its place in time (its times grow by ``delta``; the hook's own records alike where it has a
+        ``rebase``). Before (session 45), a file read before an earlier one kept times from the later origin: a
+        worker whose plog was read first sat at 0 s beside another worker's lines of the same second at 820 s, and
+        the span the model weighs differed from ``--bundle``'s, which times every line from one origin."""
+        self.signals[:] = [x.at(t=x.t + delta) for x in self.signals]
+        self._tls = {k: x.at(t=x.t + delta) for k, x in self._tls.items()}
+        for ports in self._link_states.values():
+            for port, (state, t, n, f, twin) in list(ports.items()):
+                ports[port] = (state, t + delta, n, f, twin)
+        if (rebase := getattr(self.hook, "rebase", None)) is not None:
+            rebase(delta)
 
     def close_states(self) -> None:
         """The ports the npu_info files of a directory found down, as link-down signals (:func:`.npuinfo.
