@@ -66,6 +66,27 @@ def test_vendor_signals_move_with_the_origin(tmp_path: Path) -> None:
     r.feed(KBOX, "node-a/messages")
     r.feed(["Mar 15 03:30:50 node-a kernel: [16194.000000] usb 1-1: new high-speed USB device number 2"],
            "node-a/messages.1")
+    assert r.signals is not None  # (times settle when the signals are asked for, as diagnose_logs does first)
     assert k.vendor_signals and all(abs(s.t - 600.0) < 1e-6 for s, _d in k.vendor_signals), k.vendor_signals
     firsts = [s for s, _d in k.vendor_signals]
     assert k.vendor_files.admitted(firsts) == firsts
+
+
+def test_a_log_printed_newest_first_is_timed_from_its_earliest_line() -> None:
+    """A log printed newest first (``journalctl -r``, ``tac``): every line a stamp before all read so far. Its
+    signals keep their spacing, and the times move once, when the signals are asked for (session 45, the lead:
+    bundle45's reader moved every time at each earlier stamp, minutes for 60,000 such lines)."""
+    lines = [ERROR.replace("11:24:07.908", f"11:{m:02d}:07.908") for m in range(59, 9, -1)]
+    r = LineReader()
+    moves = 0
+    earlier = r._earlier  # noqa: SLF001 - counting the reader's own moves
+
+    def counted(delta: float) -> None:
+        nonlocal moves
+        moves += 1
+        earlier(delta)
+
+    r._earlier = counted  # type: ignore[method-assign]  # noqa: SLF001
+    r.feed(lines, "plog/a.log")
+    times = sorted(s.t for s in r.signals if s.severity >= 2)
+    assert moves == 1 and times[0] == 0.0 and abs(times[-1] - 49 * 60) < 1e-3, (moves, times[:3], times[-3:])

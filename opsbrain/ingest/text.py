@@ -166,8 +166,9 @@ class LineReader:
         # a collection or a paste put before it (surface.plain's prefix), the file it came from (self.origins)
         self.stats = TextStats()
         self.follow_links = False  # a directory's symbolic links are read (diagnose --follow-links)
-        self.signals: list[Signal] = []
-        self._t0: float | None = None
+        self._signals: list[Signal] = []
+        self._t0: float | None = None  # the earliest stamp read: the time origin of :attr:`signals`
+        self._base: float | None = None  # the origin of the times stored while reading (:meth:`_settle`)
         self._last = 0.0
         self._tls: dict[str, Signal] = {}  # the first TLS switch on / off seen (any file): states, not faults
         self._tls_told = False
@@ -189,16 +190,21 @@ class LineReader:
         self._dated = True
         self._year = datetime.fromtimestamp(ts).year
         if self._t0 is not None:
-            try:
-                self._t0 = datetime.fromtimestamp(self._t0).replace(year=self._year).timestamp()
-            except ValueError:  # 29 February in a common year
-                self._t0 = datetime.fromtimestamp(self._t0 - 86400).replace(year=self._year).timestamp() + 86400
+            self._t0 = self._in_year(self._t0)
+        if self._base is not None:
+            self._base = self._in_year(self._base)
+
+    def _in_year(self, ts: float) -> float:
+        try:
+            return datetime.fromtimestamp(ts).replace(year=self._year).timestamp()
+        except ValueError:  # 29 February in a common year
+            return datetime.fromtimestamp(ts - 86400).replace(year=self._year).timestamp() + 86400
 
     def feed(self, lines: Iterable[str], file: str | None = None, path: str | None = None) -> None:
         """The lines of one source named ``file``; ``path`` (default ``file``) is where it was read, whose
         directories may name the device whose own log it is (:func:`opsbrain.ingest.workers.device_dir`)."""
         self.stats.files += 1
-        first = len(self.signals)
+        first = len(self._signals)
         it = iter(lines)
         head = list(islice(it, WRAP_LOOK))
         skip = 0  # the lines of an exporter page before the log lines (review41b)
@@ -247,10 +253,10 @@ class LineReader:
             if ts is not None:
                 if dated and not self._dated:
                     self._date_from(ts)
-                if self._t0 is not None and ts < self._t0:
-                    self._earlier(self._t0 - ts)
+                if self._base is None:
+                    self._base = ts
                 self._t0 = ts if self._t0 is None else min(self._t0, ts)
-                self._last = max(0.0, ts - self._t0)
+                self._last = ts - self._base  # (before the first stamp's origin where an earlier one came: _settle)
             origin = (grep_file(prefix) if prefix else None) or header
             if origin is not None and origin[:1] in "/.":  # grep -r /root/ascend/log, find's ./worker-0/...
                 origin = origin.lstrip("/").removeprefix("./") or None
@@ -277,26 +283,26 @@ class LineReader:
                 if s.kind in TLS_STATES:
                     self._tls.setdefault(s.kind, s.at(line_no=n, file=file))  # the first of each state is enough
                 else:
-                    self.signals.append(s.at(line_no=n, file=file))
+                    self._signals.append(s.at(line_no=n, file=file))
                     if origin is not None:
                         self.origins[(file, n)] = origin
         self._beyond(optics.step(None), file, twin)
         if (binary_here := self.stats.binary_lines - binary_before) > 0:
             self.stats.not_read.append(f"{file or 'input'}: {binary_here} lines of binary content (not text)")
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
-        self.signals[first:] = section_placed(fd_placed(with_flaps(self.signals[first:])))
+        self._signals[first:] = section_placed(fd_placed(with_flaps(self._signals[first:])))
         # devices' switches sit in their own files
         if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):
-            self.signals.extend(told)
+            self._signals.extend(told)
             self._tls_told = True
-        self.stats.signals = len(self.signals)
+        self.stats.signals = len(self._signals)
 
     def _beyond(self, found: list[Beyond], file: str | None, twin: bool | ChipMap | None) -> None:
         """The signals of the lanes a module's dump found beyond its own thresholds (:mod:`.transceivers`)."""
         if not found:
             return
         at = switch_folder(file)  # a switch's dump without its sysname: the switch of its folder, as --bundle reads it
-        self.signals.extend(power_signal(b, self._last, twin=twin, origin=at).at(line_no=b.line_no, file=file)
+        self._signals.extend(power_signal(b, self._last, twin=twin, origin=at).at(line_no=b.line_no, file=file)
                             for b in found)
 
     def read_numbering(self, files: Iterable[Path]) -> None:
@@ -322,13 +328,31 @@ class LineReader:
                 ids = "read as dies' logical ids" if m.a3 else "as written"
                 self.stats.notes.append(f"{root.rsplit('/', 1)[-1]}: {m.product} ({m.by}): device ids {ids}")
 
+    @property
+    def signals(self) -> list[Signal]:
+        """The signals read so far, timed from the earliest stamp read (:meth:`_settle`)."""
+        self._settle()
+        return self._signals
+
+    def _settle(self) -> None:
+        """Times stored from the first stamp read (:attr:`_base`) moved to the earliest (:attr:`_t0`), once, when the
+        signals are asked for or the states closed: a stamp before every one read so far (a file read before an
+        earlier one, a log printed newest first) moves the origin back, and what was read before keeps its place in
+        time (its times grow by the difference; the hook's own records alike where it has a ``rebase``). Session 45
+        (bundle45) moved every time at each earlier stamp, which a log printed newest first made quadratic (60,000
+        lines: minutes); before, a file read first kept times from the later origin: a worker whose plog was read
+        first sat at 0 s beside another worker's lines of the same second at 820 s, and the span the model weighs
+        differed from ``--bundle``'s, which times every line from one origin."""
+        if self._base is None or self._t0 is None or self._base == self._t0:
+            return
+        self._earlier(self._base - self._t0)
+        self._last -= self._base - self._t0
+        self._base = self._t0
+
     def _earlier(self, delta: float) -> None:
-        """A stamp ``delta`` seconds before every one read so far: the time origin moves back to it, and what was read
-        before keeps its place in time (its times grow by ``delta``; the hook's own records alike where it has a
-        ``rebase``). Before (session 45), a file read before an earlier one kept times from the later origin: a
-        worker whose plog was read first sat at 0 s beside another worker's lines of the same second at 820 s, and
-        the span the model weighs differed from ``--bundle``'s, which times every line from one origin."""
-        self.signals[:] = [x.at(t=x.t + delta) for x in self.signals]
+        """Every time stored so far ``delta`` seconds later (:meth:`_settle`): the signals', the TLS states', the
+        npu_info link states' and the hook's own records (where it has a ``rebase``)."""
+        self._signals[:] = [x.at(t=x.t + delta) for x in self._signals]
         self._tls = {k: x.at(t=x.t + delta) for k, x in self._tls.items()}
         for ports in self._link_states.values():
             for port, (state, t, n, f, twin) in list(ports.items()):
@@ -339,9 +363,10 @@ class LineReader:
     def close_states(self) -> None:
         """The ports the npu_info files of a directory found down, as link-down signals (:func:`.npuinfo.
         link_downs`, the bundle reader's rule); called once the whole input is read."""
+        self._settle()
         states, self._link_states = self._link_states, {}
-        self.signals.extend(link_downs(states, self.signals, self._t0 or 0.0))
-        self.stats.signals = len(self.signals)
+        self._signals.extend(link_downs(states, self._signals, self._t0 or 0.0))
+        self.stats.signals = len(self._signals)
 
     def _exporter_page(self, lines: list[str], file: str | None) -> None:
         """An npu-exporter page's fault signals (:mod:`.exporterpage`), and a note saying how it was read."""
@@ -352,9 +377,9 @@ class LineReader:
             self.stats.not_read.append(f"{file or 'input'}: an npu-exporter page that is not the Prometheus text "
                                        f"format: {str(exc)[:120]}")
             return
-        self.signals.extend(sigs)
+        self._signals.extend(sigs)
         self.stats.notes.append(note)
-        self.stats.signals = len(self.signals)
+        self.stats.signals = len(self._signals)
 
     def _cut(self, lines: Iterable[str]) -> Iterator[str]:
         """Lines counted, cut to MAX_LINE, without NULs and a CR end (as :meth:`feed` reads them)."""
