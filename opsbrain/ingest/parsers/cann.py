@@ -70,7 +70,12 @@ fails to launch, the status after ``errno:`` (hicann/opbase src/nnopbase/composi
 aclOpExecutor::Run: ``launch failed for %s, errno:%d.``; session 38). Only there: the general pattern does not take
 these ranges, so a six-digit count or id on an error line stays no code."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
-    (screened(r"SilentCheck|silent[ _]check|npu_asd_detect", re.I), "sdc:silent_check"),
+    # MindSpore's combined feature-value + CheckSum detection (ccsrc/tools/silent_detect/silent_detector.cc, logged at
+    # WARNING) and the application-log keyword of a feature-value anomaly: the tutorial "Feature Value Detection"
+    # (mindspore-ai/docs tutorials/source_en/debug/sdc.md) names them as the detection's findings; its "Global
+    # CheckSum result is 0" (no rank's MatMul failed) is not one (session 45, tester45i)
+    (screened(r"SilentCheck|silent[ _]check|npu_asd_detect|Silent detect strike|Feature value detection strikes out|"
+              r"CheckSum detects MatMul error|accuracy sensitivity feature abnormal", re.I), "sdc:silent_check"),
     # session 45 (tester45f): "aicore" inside a path or file name is no AI Core (CANN ships
     # opp/fusion_pass/built_in/libops_fusion_pass_aicore.so: FE's "Fail to load so file .../
     # libops_fusion_pass_aicore.so, error message is (null)." at GE init read rt:aicore_exception; Paddle-Lite#10417)
