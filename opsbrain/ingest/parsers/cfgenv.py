@@ -21,7 +21,8 @@ _ENV = (
     r"\bfail(?:ed)? to (?:listen|bind)(?: on| to| at)?:?\s*\[?\d{1,3}(?:\.\d{1,3}){3}\]?:\d{1,5}\b|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
-    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)")
+    r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)|"
+    r"\b(?:received|sent) message (?:after decompression )?larger than max\b")
 _FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist"
           r"(?!,? (?:ignoring|skipping)\b)|"
           r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
@@ -80,7 +81,11 @@ package missing comes first among the causes; CANN installs op binaries with the
 was found for <name>`` (session 40): CPython's ``importlib.metadata.PackageNotFoundError``, a subclass of
 ``ModuleNotFoundError`` raised when a distribution is not installed (cpython Lib/importlib/metadata/__init__.py,
 ``PackageNotFoundError.__str__``; https://docs.python.org/3/library/importlib.metadata.html), e.g. transformers
-asking for ``flash_attn``'s version on an Ascend host (huggingface/transformers#36696)."""
+asking for ``flash_attn``'s version on an Ascend host (huggingface/transformers#36696). gRPC's ``Received message
+larger than max (N vs. M)`` / ``Sent message larger than max (...)`` (session 45, tester45j; grpc/grpc
+src/core/ext/filters/message_size and grpc-go rpc_util.go, status RESOURCE_EXHAUSTED): a message above the channel's
+configured max_(send|recv)_message_length; MindSpore Serving's FAQ (docs/serving faq.md): raise the server's
+``max_msg_mb_size`` (100 MB by default) or send less. The size limit is a setting, not the host."""
 CFG_ENV_TEXT = screened(_ENV, re.I)
 """Configuration and environment texts (this parser's own reading; a setting needs :data:`CFG_SETTING`): libraries
 and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by
@@ -125,7 +130,9 @@ RE_ENV_FALLBACK = lazy_compile(r"\benvironment variable\b[^.;]{0,80}?\bis (?:not
                              r"(?:the \w+ (?:will|are|is)\b|will\b|using\b|use\b|defaults? to\b|fall(?:ing)? back\b)"
                              r"[^.]*|"
                              r"\bSetting [A-Z][A-Z0-9_]* environment variable\b[^.;]{0,60}?\b(?:in|by) default\b"
-                             r"[^.]*", re.I)
+                             r"[^.]*|"
+                             r"\benvironment variables? \[[A-Z][A-Z0-9_]*(?:=[^\]\s]*)?\] "
+                             r"(?:is|are|has been|have been) exported\b[^.]*", re.I)
 """A program saying an environment variable is unset or empty and what it does instead (session 40): MindSpore's
 dump-path helper on Ascend prints ``The environment variable 'MS_OM_PATH' is not set, the files will save to the
 process local path, as ./rank_id/...`` and ``Environment variable 'RANK_ID' is empty, using the default value: 0``
@@ -137,7 +144,12 @@ start with more than one process per node when ``OMP_NUM_THREADS`` is unset (pyt
 torch/distributed/run.py, ``config_from_args``: ``Setting OMP_NUM_THREADS environment variable for each process to be
 1 in default, to avoid your system being overloaded ...``, then exports it to the workers; mmdetection's
 mmdet/utils/setup_env.py prints the same for ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS``), as in lm-sys/FastChat#2422's
-healthy Ascend run: a tuning notice, not a variable the job lacks."""
+healthy Ascend run: a tuning notice, not a variable the job lacks. Session 45 (tester45j): a launcher exporting a
+variable to the worker it starts, as msrun says for each worker (mindspore-ai/mindspore
+mindspore/python/mindspore/parallel/cluster/process_entity/_api.py, ``start_worker_processes``: ``Start worker
+process with rank id:0, log file:output/msrun_log/worker_0.log. Environment variable [RANK_ID=0] is exported.``,
+older releases ``[RANK_ID] is exported.``; MindSpore Transformers' quick start shows the eight lines as the sign the
+task has started): a variable set, not one the job lacks."""
 RE_LEVEL_TAG = lazy_compile(r"\[(WARN(?:ING)?|INFO|DEBUG|ERROR|ERR|CRITICAL|FATAL)\]")
 """The first bracketed level within a line's head that the level reader does not take as the line's level, because
 a tag of the tool's own comes first: msnpureport's export script prints ``<date time> [RECORD_LOG] [WARNING] The
