@@ -27,3 +27,23 @@ def test_a_file_without_stamps_after_a_settled_origin_sits_at_the_last_stamp(tmp
     after = [s for s in sigs if s.file == "b.log"]
     assert late and all(abs(s.t - 820.294277) < 1e-3 for s in late), [(s.kind, s.t) for s in late]
     assert after and all(abs(s.t) < 1e-6 for s in after), [(s.kind, s.t) for s in after]
+
+
+def test_the_dram_location_rule_takes_linear_time_on_a_long_line() -> None:
+    """:data:`opsbrain.ingest.where.DRAM_LOCATION` (tester45h) had two unbounded lazy gaps: on a line with the kernel's
+    ``[Hardware Error]:`` head and many location fields but no ``device:`` it tried every field against the rest of
+    the line (40,000 characters: 4 s; 100 KB: 25 s; the reader's 4,096-character cut: 32 ms a line, on each of the
+    first 5,000 lines that the device scan of ``diagnose --logs`` reads). The real record's fields sit within a few
+    dozen characters of each other (linux drivers/firmware/efi/cper.c ``cper_mem_err_location``)."""
+    import time
+
+    from opsbrain.ingest.where import DRAM_LOCATION, device_in
+
+    line = "[Hardware Error]: " + "rank: 1 " * 5000
+    t0 = time.perf_counter()
+    assert DRAM_LOCATION.search(line) is None
+    assert time.perf_counter() - t0 < 1.0
+    real = ("[Hardware Error]:   node: 1 card: 4 module: 0 rank: 0 bank: 1 bank_group: 0 bank_address: 1 device: 14 "
+            "row: 58165 column: 816")
+    assert DRAM_LOCATION.search(real) and device_in(real) is None
+    assert device_in("rank: 1 device: 3 HCCL error") == 3
