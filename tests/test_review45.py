@@ -47,3 +47,52 @@ def test_the_dram_location_rule_takes_linear_time_on_a_long_line() -> None:
             "row: 58165 column: 816")
     assert DRAM_LOCATION.search(real) and device_in(real) is None
     assert device_in("rank: 1 device: 3 HCCL error") == 3
+
+
+def test_two_incidents_of_one_group_at_once_move_it_once() -> None:
+    """Two nodes of the job's group crash in the same second and their incidents are handled at once, no spare in
+    their pod (recov45's world, tests/test_recov45_superpod_move.py). Before, each incident moved the whole group:
+    the second took 8 more pool nodes of another pod (pod2) for a restart that another restart overtook, and
+    ``moved_pods`` named pod2 for a job running on pod3 (the scale-out's launch count, :meth:`ScaleOut._short`). The
+    second incident now takes its node's place in the move under way."""
+    from faultlib import ids
+
+    got = _two_crashes()
+    sim, job, orch = got["sim"], got["job"], got["orch"]
+    assert {ids.pod_of(n) for n in job.nodes} == {"pod3"} and job.state in ("running", "checkpointing"), job.nodes
+    moves = [f for k in ("crash0", "crash1") for f in orch.follow_ups(k) if f["type"] == "superpod_move"]
+    assert len(moves) == 1, moves
+    taken = [f["component"] for k in ("crash0", "crash1") for f in orch.follow_ups(k) if f["type"] == "spare_used"]
+    assert {ids.pod_of(n) for n in taken} == {"pod3"}, taken
+    assert orch.exec.moved_pods == {"llm": {"pod0": "pod3"}}
+    assert len([n for n in sim.control.spares if ids.pod_of(n) == "pod2"]) == 12
+
+
+def _two_crashes() -> dict[str, object]:
+    from faultlib import ids
+    from faultlib.durations import at_medians
+    from faultlib.engine import Simulation
+    from faultlib.injection.spec import FaultSpec
+    from faultlib.simparams import SimParams
+    from faultlib.topology import Topology, TopologyParams
+    from faultlib.workloads.training import TrainingJob
+    from opsbrain.recovery import Orchestrator, load_runbooks
+    from opsbrain.verdict import Diagnosis
+    from tests.test_recov45_superpod_move import PARAMS
+
+    sim = Simulation(params=at_medians(SimParams()), seed=3, topology=Topology.build(TopologyParams(), pods=4))
+    by_pod: dict[str, list[str]] = {}
+    for n in sim.topology.nodes():
+        by_pod.setdefault(str(ids.pod_of(n)), []).append(n)
+    job = TrainingJob("llm", by_pod["pod0"][:8], sim.params.training.model_copy(update=PARAMS.job_launch_overrides()))
+    sim.add_workload(job)
+    sim.control.set_spares(by_pod["pod1"][:7] + by_pod["pod2"][:12] + by_pod["pod3"][:9])
+    crashed = [job.nodes[2], job.nodes[5]]
+    for n in crashed:
+        sim.inject(FaultSpec(at_s=100, kind="node_crash", target=n, duration_s=1200.0))
+    orch = Orchestrator(sim, load_runbooks(), params=PARAMS)
+    sim.run(110)
+    for k, n in enumerate(crashed):
+        orch.handle(f"crash{k}", Diagnosis("node_crash", n, 0.95))
+    sim.run(3 * 3600)
+    return {"sim": sim, "job": job, "orch": orch}
