@@ -130,9 +130,9 @@ class SuperPodMove(ExecutorBase):
         in service that no workload runs on rejoin their pod's pool; new nodes the job does not run on (its restart
         failed) go back to theirs. Whether another response still holds the move (then nothing is given back, the
         response's own spare neither)."""
-        move = ctx.vars.get(MOVE)
-        if move is None:
+        if ctx.vars.get(MOVE) is None:
             return False
+        move: dict[str, Any] = ctx.vars[MOVE]
         move["holders"] -= 1
         if move["holders"] > 0:
             return True  # (another incident's response holds the move still: its end gives back what is left)
