@@ -346,7 +346,7 @@ class LineReader:
         if self._base is None or self._t0 is None or self._base == self._t0:
             return
         self._earlier(self._base - self._t0)
-        self._last -= self._base - self._t0
+        self._last += self._base - self._t0  # (the last stamp read, from the earliest)
         self._base = self._t0
 
     def _earlier(self, delta: float) -> None:

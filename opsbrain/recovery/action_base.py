@@ -59,6 +59,7 @@ class ExecutorBase:
         self.repairs: dict[str, simpy.Process] = {}  # node -> the last field repair this executor sent it to
         self.reboots: dict[str, simpy.Process] = {}  # node -> the last reboot this executor started on it
         self.moved_pods: dict[str, dict[str, str]] = {}  # job -> {pod: pod its group moved to} (session 45)
+        self.moving: dict[str, dict[str, Any]] = {}  # job -> its group's move whose response goes on (review45)
 
     # ---- plumbing ------------------------------------------------------------------------------------------
     def start(self, action: str, target: str, factory: Callable[[], simpy.Process]) -> simpy.Process:

@@ -309,8 +309,8 @@ class Orchestrator(PagedWait, LinkCover):
         """A spare the response took but no workload runs on when it ends (its restart failed, the ladder went on
         to a person) goes back to the pool, where the next response (or one waiting for a spare) takes it."""
         ctx = self._contexts.pop(rec.id, None)
-        if ctx is not None and not self.dry_run:
-            self.exec.give_back_left_behind(ctx, rec)  # a group moved to another pod (session 45)
+        if ctx is not None and not self.dry_run and self.exec.give_back_left_behind(ctx, rec):
+            return  # a group moved to another pod (session 45), whose move another response holds still (review45)
         spare = ctx.spare if ctx is not None else None
         if ctx is None or spare is None or self.dry_run or spare in self.sim.control.spares:
             return

@@ -63,6 +63,8 @@ class SuperPodMove(ExecutorBase):
                     if isinstance(w := self.sim.workloads[name], TrainingJob) and node in w.nodes), None)
         if job is None or pod is None or MOVE in ctx.vars:
             return None
+        if (under := self.moving.get(job.name)) is not None and node in under["nodes"]:
+            return self._join(under, node, ctx)
         group = [n for n in job.nodes if ids.pod_of(n) == pod]
         pods = sorted({p for n in self.sim.control.spares if (p := ids.pod_of(n)) is not None and p != pod})
         fits = sorted(((len(free), p) for p in pods if len(free := self._free_in(p)) >= len(group)),
@@ -75,8 +77,8 @@ class SuperPodMove(ExecutorBase):
             peers = job.replica_peers()
             both = sorted(n for n in group if peers.get(n) in mapping)
             move: dict[str, Any] = {"job": job.name, "from_pod": pod, "to_pod": target, "nodes": mapping,
-                                    "source": "persistent" if both else None}
-            ctx.vars[MOVE] = move
+                                    "source": "persistent" if both else None, "holders": 1}
+            ctx.vars[MOVE] = self.moving[job.name] = move
             ctx.vars.setdefault("replace_nodes", {}).update(mapping)
             ctx.spare = mapping[node]
             self.taken[node] = mapping[node]
@@ -92,6 +94,17 @@ class SuperPodMove(ExecutorBase):
             return self._instant("swap_spare", node, "succeeded", spare=mapping[node], superpod_move=True,
                                  from_pod=pod, to_pod=target, moved=len(group))
         return None
+
+    def _join(self, move: dict[str, Any], node: str, ctx: Context) -> simpy.Process:
+        """``node`` is in a group another incident's response is moving (two of its nodes failed at once): its place
+        is the node the move took for it, and the restart the move's (review45: before, each incident moved the
+        group, the second taking as many pool nodes again for a restart the first one's overtook)."""
+        ctx.vars[MOVE] = move
+        move["holders"] += 1
+        ctx.vars.setdefault("replace_nodes", {}).update(move["nodes"])
+        ctx.spare = self.taken[node] = move["nodes"][node]
+        return self._instant("swap_spare", node, "succeeded", spare=ctx.spare, superpod_move=True, reused=True,
+                             from_pod=move["from_pod"], to_pod=move["to_pod"])
 
     def _take_group(self, pod: str, want: int, ctx: Context, rec: IncidentRecord) -> list[str] | None:
         """``want`` usable pool nodes of ``pod`` (each checked as a spare is: one failing its self-check goes to
@@ -112,12 +125,19 @@ class SuperPodMove(ExecutorBase):
                           "logical SuperPoD's move")
         return taken
 
-    def give_back_left_behind(self, ctx: Context, rec: IncidentRecord) -> None:
-        """At the response's end: the group's old nodes in service that no workload runs on rejoin their pod's pool;
-        new nodes the job does not run on (its restart failed) go back to theirs."""
-        move = ctx.vars.get(MOVE)
-        if move is None:
-            return
+    def give_back_left_behind(self, ctx: Context, rec: IncidentRecord) -> bool:
+        """At the response's end (the last of the responses that hold the move: :meth:`_join`): the group's old nodes
+        in service that no workload runs on rejoin their pod's pool; new nodes the job does not run on (its restart
+        failed) go back to theirs. Whether another response still holds the move (then nothing is given back, the
+        response's own spare neither)."""
+        if ctx.vars.get(MOVE) is None:
+            return False
+        move: dict[str, Any] = ctx.vars[MOVE]
+        move["holders"] -= 1
+        if move["holders"] > 0:
+            return True  # (another incident's response holds the move still: its end gives back what is left)
+        if self.moving.get(move["job"]) is move:
+            del self.moving[move["job"]]
         busy = {n for w in self.sim.workloads.values() for n in w.nodes}
         for old, new in move["nodes"].items():
             for n, how in ((old, f"left by {move['job']}'s move to {move['to_pod']}"),
@@ -125,6 +145,7 @@ class SuperPodMove(ExecutorBase):
                 if (n not in busy and n not in self.sim.control.spares and not out_of_service(self.sim, n)
                         and self.sim.state.health(n) == Health.HEALTHY and n not in self._in_repair):
                     self.return_spare(n, rec, how=how)
+        return False
 
     def _usable(self, spare: str, ctx: Context, rec: IncidentRecord) -> bool:  # SpareActions'
         raise NotImplementedError
