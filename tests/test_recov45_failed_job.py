@@ -56,7 +56,7 @@ def test_the_job_is_left_failed_and_the_journal_says_so(topo1: Topology) -> None
     inc = orch.incident("hang")
     assert inc["outcome"] == "escalated_to_human" and inc["human_steps"] >= 1
     assert not any(a["action"] == "waiting_for_spare" for a in inc["actions"])  # nothing missing: no claim
-    failed = [f for f in orch.follow_ups("hang") if f["type"] == "job_failed"]
+    failed = [f for f in orch.follow_ups("hang") if f["type"] == "job_not_restarted"]
     assert len(failed) == 1 and failed[0]["component"] == "llm"  # before: no word of the job at the page
     page = next(f for f in orch.follow_ups("hang") if f["type"] == "page")
     assert failed[0]["at_s"] == page["at_s"]

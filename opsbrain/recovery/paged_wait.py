@@ -82,22 +82,26 @@ class PagedWait(StepRunner):
         return result
 
     def _note_failed_jobs(self, rec: IncidentRecord, ctx: Context) -> None:
-        """At the page: an affected training job down with every node in service (its restarts failed where nothing
-        is missing; no other restart of it under way) is left failed for the person paged, and the journal says so
-        (follow-up ``job_failed``). No claim is held for it: MindCluster retries a job whose processes failed on
-        healthy nodes ``fault-retry-times`` times and then "does not handle" the fault (Service Plane Faults,
+        """At the page: an affected training job not running with every node in service (its restarts failed where
+        nothing is missing; no other restart of it under way) is left to the person paged, and the journal says so
+        (follow-up ``job_not_restarted``, with the job's state: down, or stalled where its processes hang). No claim is
+        held for it: MindCluster retries a job whose processes failed on healthy nodes ``fault-retry-times`` times and
+        then "does not handle" the fault (Service Plane Faults,
         hiascend.com/document/detail/en/mindcluster/730/clustersched/schedulingug/dl_resume_020.html); Volcano sets
         the job Failed (FAQ dlug_installation_faq_037), and a free node coming back does not restart it, as it places
-        a job pending for nodes (session 45, recov45)."""
+        a job pending for nodes (session 45, recov45). The entry says what the controller knows at the page, not how
+        the job ends: a stall whose cause heals by itself later (a link back up) runs on (review45; before, the entry
+        was ``job_failed``, "left failed", for such a job too)."""
         for name, _q in ctx.workloads:
             w = self.sim.workloads.get(name)
             if (w is None or w.kind != "training" or ctx.workload_runs(name) or self.exec.unplaceable(name, ctx)
                     or self.exec.restart_under_way(name) is not None):
                 continue
-            rec.follow_up("job_failed", name, self.sim.now, state=getattr(w, "state", ""), reason=(
-                f"{name} down with all its nodes in service after the ladder's restarts failed: left failed for the "
-                "person paged, as MindCluster leaves a job whose fault-retry-times are spent unhandled (Volcano sets "
-                "it Failed); no claim on a spare, none is missing"))
+            state = getattr(w, "state", "")
+            rec.follow_up("job_not_restarted", name, self.sim.now, state=state, reason=(
+                f"{name} not running ({state or 'state unknown'}) with all its nodes in service after the ladder's "
+                "restarts failed: left to the person paged, as MindCluster leaves a job whose fault-retry-times are "
+                "spent unhandled (Volcano sets it Failed); no claim on a spare, none is missing"))
 
     def _job_wakes(self) -> dict[str, list[simpy.Event]]:
         """Claims to wake when a job's scheduler event comes (``started`` / ``resumed``: the job was brought back by

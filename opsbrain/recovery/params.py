@@ -55,7 +55,7 @@ class RecoveryParams(ParamGroup):
         "schedulingug/dlug_installation_faq_025.html). Bounded at the p90 of a field repair (control."
         "part_replacement_s, 24 h): a node of the pod under repair is back by then in 9 of 10 cases; beyond it the "
         "job is the paged person's. Only a job down for want of a node holds a claim: one whose restarts failed with "
-        "every node in service is left failed for the person (journal: job_failed), as MindCluster retries a job "
+        "every node in service is left to the person (journal: job_not_restarted), as MindCluster retries a job "
         "failing on healthy nodes fault-retry-times times and then does not handle the fault (Service Plane "
         "Faults, .../schedulingug/dl_resume_020.html; Volcano sets the job Failed, dlug_installation_faq_037.html). "
         "A pod with no free node first moves the job's group of nodes in it (its logical SuperPoD) whole to the pod "
