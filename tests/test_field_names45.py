@@ -125,3 +125,18 @@ def test_the_field_rule_reads_names_and_values() -> None:
     assert not quiet("Socket error: connection reset by peer")  # "<what> error: <detail>" states an error
     assert not quiet("Failed to load model: /models/qwen")  # a sentence, not a field's name
     assert not quiet("ValueError: bad shape")  # an exception's name
+
+
+@pytest.mark.parametrize("line", ["Error reason: out of disk space", "Failure cause: the peer closed the connection",
+                                  "Error message: device busy", "  Error Detail : link training failed",
+                                  "error_msg: Unable to allocate"])
+def test_a_field_that_describes_an_error_still_counts(line: str) -> None:
+    """A name whose error noun is followed by what describes it (reason, cause, message, detail ...) says an error
+    happened and its value is that error (review45's suspicion, the lead: before, ``Error reason: out of disk space``
+    was a quiet field, the error word only in the name); such a field is quiet only where its value reads none."""
+    from opsbrain.diagnosis.realtext import ERROR_WORDS
+    from opsbrain.ingest.readouts import quiet_field
+
+    assert not quiet_field(line, ERROR_WORDS.search)
+    name = line.split(":", 1)[0]
+    assert quiet_field(f"{name}: None", ERROR_WORDS.search)

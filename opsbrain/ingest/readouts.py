@@ -75,6 +75,12 @@ FAILED_STATE = lazy_compile(r"\b(?:critical|fatal|non-recoverable|abnormal|alarm
 npu-smi's ``Alarm``)."""
 NUMBER = lazy_compile(r"^[-+]?(?:0x)?([0-9a-fA-F]+)$")
 """A value that is a code or a count (``80E01801``, ``0x0045``, ``12``; :func:`nonzero_code`)."""
+DESCRIBES_ERROR = frozenset({"reason", "reasons", "cause", "causes", "message", "messages", "msg", "detail", "details",
+                             "description", "desc", "text", "string", "str", "info"})
+"""Words after a field's error noun that make the field the error's own account (``Error reason: out of disk space``,
+``Failure cause: ...``, ``error_msg: ...``): its value is the error that happened, so it is quiet only where the value
+reads none (review45's suspicion, the lead). Not ``information``: dmidecode's ``Error Information Handle`` names a
+record's handle, whose ``Not Provided`` / ``No Error`` read none anyway."""
 READS_NONE = lazy_compile(r"^(?:0+|0x0+|none|no|n/?a|--?|false|ok|normal|not (?:provided|specified|present|available"
                           r"|supported|applicable))\.?$", re.I)
 """A value that reads none: zero, ``None``, ``N/A``, ``OK``, ``Not Provided``."""
@@ -114,4 +120,5 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
         return True
     if not hits or error_word(value) is not None or FAILED_STATE.search(value) or nonzero_code(value):
         return False
-    return hits[-1] != len(words) - 1 or READS_NONE.match(value) is not None
+    described = hits[-1] == len(words) - 1 or words[hits[-1] + 1].lower() in DESCRIBES_ERROR
+    return not described or READS_NONE.match(value) is not None
