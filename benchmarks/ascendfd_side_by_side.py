@@ -1,6 +1,6 @@
 """Side by side with Huawei's ascend-fd: export the twin's log bundle of every built-in scenario, diagnose each with
-``opsbrain diagnose --bundle``'s code path and with ascend-fd (``parse`` per worker directory and for the
-bundle's ``lcne_log/``, then ``diag``), and compare the roots.
+``opsbrain diagnose --bundle``'s code path and with ascend-fd (``parse`` per worker directory and per switch chip's
+``lcne_log/<chip>/``, then ``diag``), and compare the roots.
 
 Usage: ``ASCEND_FD=/path/to/venv/bin/ascend-fd .venv/bin/python benchmarks/ascendfd_side_by_side.py
 [SCENARIO ...] [--ascend-fd PATH] [--out DIR] [--from DIR] [--json]``
@@ -15,7 +15,11 @@ knowledge-graph diagnosis with the devices it names, whether the roots agree, an
 holds (every controller incident of the simulation diagnosed the same from the bundle, as
 ``benchmarks/roundtrip_bundles.py`` checks). Roots agree when ascend-fd's root-cluster roots (or, where its root
 cluster finds none, the devices of its first knowledge-graph fault) include opsbrain's root host, on the same
-device index where both name one. The injected fault is read from the sidecar beside the bundle
+device where both name one. ascend-fd names a device by the id its logs print, on the twin's Atlas A3 nodes a die's
+logical id (docs/formats.md, "A3 logical device ids"): it is opsbrain's root die where the root is a die (its
+``logic_id``), else a die of opsbrain's root NPU (``faultlib.ids.npu_die``). A switch chip's worker named after its
+host (``pod0-node36-l1sw2``) is that host's (``opsbrain.ingest.hostnames.chip_host``, the rule the bundle reader
+places a chip's lines by). The injected fault is read from the sidecar beside the bundle
 (``<bundle>.sim.json``) for the table only; no diagnosis reads it.
 """
 
@@ -30,8 +34,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from faultlib import ids
+from opsbrain.ingest.hostnames import chip_host
 
 ROOT = Path(__file__).resolve().parents[1]
 VENDOR = ROOT.parent / "shared" / "reference" / "vendor"
@@ -48,6 +56,25 @@ def find_ascend_fd(given: str | None) -> Path | None:
     if p.is_dir():
         p = p / "bin" / "ascend-fd"
     return p if p.is_file() and os.access(p, os.X_OK) else None
+
+
+def lcne_workers(bundle: Path) -> list[tuple[str, Path]]:
+    """The bundle's switch logs as ascend-fd's workers: each ``lcne_log/<chip>/`` one worker named by its chip, as a
+    superpod collection gives ascend-fd one LCNE log directory per switch (a ``lcne_log/`` of files only: one worker,
+    ``lcne``)."""
+    top = bundle / "lcne_log"
+    if not top.is_dir():
+        return []
+    chips = sorted(p for p in top.iterdir() if p.is_dir())
+    return [(p.name, p) for p in chips] if chips else [("lcne", top)]
+
+
+def afd_commands(bundle: Path, workers: list[str], parsed: Path, out: Path) -> list[list[str]]:
+    """ascend-fd's command lines for one bundle: ``parse -i`` per worker directory, ``parse --lcne_log`` per switch
+    chip (:func:`lcne_workers`), then ``diag`` over the parsed workers."""
+    cmds = [["parse", "-i", str(bundle / w), "-o", str(parsed / w)] for w in workers]
+    cmds += [["parse", "--lcne_log", str(d), "-o", str(parsed / name)] for name, d in lcne_workers(bundle)]
+    return [*cmds, ["diag", "-i", str(parsed), "-o", str(out)]]
 
 
 DRIVER = """
@@ -75,16 +102,12 @@ def interpreter_of(exe: Path) -> Path:
 
 
 def run_ascend_fd(exe: Path, bundle: Path, work: Path, workers: list[str]) -> dict[str, Any]:
-    """ascend-fd parse (each worker directory, and ``lcne_log/`` as a worker of its own) and diag on one bundle;
-    its diag_report.json."""
+    """ascend-fd parse (each worker directory, and each switch chip's ``lcne_log/<chip>/`` as a worker of its own)
+    and diag on one bundle; its diag_report.json."""
     parsed, out, home = work / "parsed", work / "diag", work / "home"
-    cmds = []
-    for w in workers:
-        (parsed / w).mkdir(parents=True, exist_ok=True)
-        cmds.append(["parse", "-i", str(bundle / w), "-o", str(parsed / w)])
-    if (bundle / "lcne_log").is_dir():
-        (parsed / "lcne").mkdir(parents=True, exist_ok=True)
-        cmds.append(["parse", "--lcne_log", str(bundle / "lcne_log"), "-o", str(parsed / "lcne")])
+    cmds = afd_commands(bundle, workers, parsed, out)
+    for c in cmds[:-1]:
+        Path(c[-1]).mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     home.mkdir(parents=True, exist_ok=True)
     cmds.append(["diag", "-i", str(parsed), "-o", str(out)])
@@ -126,12 +149,25 @@ def afd_roots(report: dict[str, Any]) -> tuple[str, list[tuple[str, int | None]]
     return "none", [], f"{rc.get('fault_description', {}).get('code')}: no root, no fault"
 
 
-def same_root(ours: dict[str, Any], theirs: list[tuple[str, int | None]]) -> bool | None:
-    """Whether ascend-fd's roots include opsbrain's root (None when either side names no host)."""
-    host, dev = ours.get("host"), ours.get("device")
+def same_device(ours: dict[str, Any], dev: int | None) -> bool:
+    """Whether ascend-fd's device ``dev`` (a logical id as the twin's A3 logs print it) is opsbrain's root device:
+    its die's ``logic_id`` where the root is a die, else a die of its NPU (``device``, npu-smi's NPU ID: the twin prints
+    a part of the whole NPU as its die 0's id, docs/formats.md "A3 logical device ids"); either naming none: yes."""
+    if dev is None:
+        return True
+    if ours.get("logic_id") is not None:
+        return bool(dev == ours["logic_id"])
+    return ours.get("device") is None or ids.npu_die(dev)[0] == ours["device"]
+
+
+def same_root(ours: dict[str, Any], theirs: list[tuple[str, int | None]], hosts: Iterable[str] = ()) -> bool | None:
+    """Whether ascend-fd's roots include opsbrain's root (None when either side names no host). ``hosts``: the
+    bundle's worker names, by which a switch chip's worker named after its host is that host's (``chip_host``)."""
+    host = ours.get("host")
     if not host or not theirs:
         return None
-    return any(h == host and (dev is None or d is None or d == dev) for h, d in theirs)
+    known = {*hosts, host}
+    return any((got[0] if (got := chip_host(h, known)) else h) == host and same_device(ours, d) for h, d in theirs)
 
 
 def kg_top(report: dict[str, Any]) -> str:
@@ -175,7 +211,8 @@ def row_for(name: str, path: Path, engine: Any, matcher: Any, exe: Path, work: P
         "scenario": name, "incident": path.name,
         "injected": f"{inj.get('kind')} @ {inj.get('component')}" if inj else "- (noise)",
         "opsbrain": f"{d.get('fault_class')} @ {root.get('host') or '-'}"
-                    + (f" device {root['device']}" if root.get("device") is not None else ""),
+                    + (f" device {root['device']}" if root.get("device") is not None else "")
+                    + (f" die {root['die']} (logical {root['logic_id']})" if root.get("logic_id") is not None else ""),
         "roundtrip_same": chk["same"], "workers": len(workers),
     }
     if not inj:
@@ -192,7 +229,7 @@ def row_for(name: str, path: Path, engine: Any, matcher: Any, exe: Path, work: P
         return row
     basis, roots, summary = afd_roots(afd)
     row.update({"ascend_fd_basis": basis, "ascend_fd_root": summary, "ascend_fd_kg": kg_top(afd),
-                "same_root": same_root(root, roots), "ascend_fd_roots": len(roots),
+                "same_root": same_root(root, roots, workers), "ascend_fd_roots": len(roots),
                 "ascend_fd_s": round(time.perf_counter() - t0, 1)})
     return row
 
@@ -203,13 +240,24 @@ def rescored(row: dict[str, Any], out: Path) -> dict[str, Any]:
         "diag_report.json"
     if "as" in row or "ascend_fd_error" in row or not report_file.exists():
         return row
-    m = re.match(r"^\S+ @ (?P<host>\S+)(?: device (?P<dev>\d+))?$", row["opsbrain"])
-    ours = {"host": None if not m or m["host"] == "-" else m["host"],
-            "device": int(m["dev"]) if m and m["dev"] else None}
+    ours = opsbrain_root(row["opsbrain"])
+    bundle = out / "bundles" / row["scenario"] / row["incident"]
+    hosts = [p.name for p in bundle.iterdir() if p.is_dir()] if bundle.is_dir() else []
     afd = json.loads(report_file.read_text())
     basis, roots, summary = afd_roots(afd)
     return {**row, "ascend_fd_basis": basis, "ascend_fd_root": summary, "ascend_fd_kg": kg_top(afd),
-            "same_root": same_root(ours, roots), "ascend_fd_roots": len(roots)}
+            "same_root": same_root(ours, roots, hosts), "ascend_fd_roots": len(roots)}
+
+
+OURS = re.compile(r"^\S+ @ (?P<host>\S+)(?: device (?P<dev>\d+))?(?: die (?P<die>\d+) \(logical (?P<lid>\d+)\))?$")
+
+
+def opsbrain_root(text: str) -> dict[str, Any]:
+    """opsbrain's root as a row's ``opsbrain`` column writes it (``class @ host[ device N[ die D (logical L)]]``)."""
+    m = OURS.match(text)
+    num = {k: int(m[k]) if m and m[k] else None for k in ("dev", "die", "lid")}
+    return {"host": None if not m or m["host"] == "-" else m["host"], "device": num["dev"], "die": num["die"],
+            "logic_id": num["lid"]}
 
 
 def print_table(rows: list[dict[str, Any]], n_scenarios: int, wall: float | None) -> None:
@@ -254,9 +302,9 @@ def main(argv: list[str] | None = None) -> int:
                          "reports beside them)")
     args = ap.parse_args(argv)
     if args.table is not None:
-        rows = [rescored(json.loads(ln), f.parent) for f in args.table
-                for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip()]
-        print_table(rows, len({r["scenario"] for r in rows}), None)
+        saved = [rescored(json.loads(ln), f.parent) for f in args.table
+                 for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        print_table(saved, len({r["scenario"] for r in saved}), None)
         return 0
     exe = find_ascend_fd(args.ascend_fd)
     if exe is None:
