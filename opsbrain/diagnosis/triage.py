@@ -9,6 +9,8 @@ signal counts for a software class. Then:
 - the software classes the signals name or support (primary / secondary roles) decide by the vote's weights when
   one leads the others by the vote's lead (a tie -- one category speaking for two classes, ``parameter_or_usage``
   for framework and configuration errors -- stays an abstention: the documents do not say which);
+- when no class is named or supported and the ambiguous signals favour one software class by the vote's lead over
+  every other (:func:`ambiguous_lean`: a process killed by SIGKILL, ambiguous for npu_oom alone), that class;
 - when no software class is named or supported and the signals are only ambiguous ones (a bare ``RuntimeError``, a
   segfault, the runtime's "internal error"), the program's own failure is the generic software class
   (:attr:`TriageParams.generic`), if the signals count for it at least as much as for any other class -- unless one
@@ -117,12 +119,34 @@ def triage(feats: dict[str, float], p: TriageParams, vote_p: VoteParams, softwar
     if undecided_timeouts(feats):
         return None  # a documented timeout names no program failure more than a hang elsewhere (undecided_timeouts)
     generic = p.generic
+    if (lean := ambiguous_lean(s, vote_p.lead)) and lean != generic and lean in software and lean in classes:
+        runner = max((v for c, v in s.items() if c != lean), default=0.0)
+        return Triage(lean, p.confidence, "no hardware evidence, and no documented signature names a cause; the "
+                                          f"signals, each printed for several causes, lean to {lean} "
+                                          f"({s[lean]:.2f} against {runner:.2f})")
     if generic not in classes or generic not in software or s.get(generic, 0.0) <= 0 or s[generic] < max(s.values()):
         return None
     among = ", ".join(sorted(s))
     return Triage(generic, p.confidence, "no hardware evidence, and no documented signature names a cause (the "
                                          f"signals are printed for several: {among}); a program's own failure is "
                                          f"triaged to {generic}")
+
+
+LEAN_TOLERANCE = 1e-9
+"""reason: scores are sums of logarithms; a lead of exactly the vote's ratio (two lines of a kind against one of
+another) must not fail on a rounding error."""
+
+
+def ambiguous_lean(s: dict[str, float], lead: float) -> str | None:
+    """The class the ambiguous-only scores ``s`` favour by the vote's ``lead`` over every other, or None (session 45,
+    killed45: a process killed by SIGKILL, ``os:sigkill``, is ambiguous for npu_oom alone -- the host's OOM killer
+    is its usual sender, an operator, an eviction or a launcher are not excluded -- so alone it leans there, at the
+    triage's modest confidence; a bare RuntimeError, printed alike for three classes, leans nowhere)."""
+    if not s:
+        return None
+    best, cls = max((v, c) for c, v in s.items())
+    runner = max((v for c, v in s.items() if c != cls), default=0.0)
+    return cls if best > 0 and best + LEAN_TOLERANCE >= lead * runner else None
 
 
 def undecided_timeouts(feats: dict[str, float], timeouts: dict[str, str] | None = None) -> list[str]:

@@ -36,6 +36,7 @@ from opsbrain.ingest.parsers import (
     mindcluster,
     mindie,
     monitor,
+    sigkill,
     twin,
 )
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
@@ -45,12 +46,13 @@ from opsbrain.lazyre import lazy_compile
 from opsbrain.multiscan import Screen, Wide, literal_pattern, re2_superset, superset_key, wide_literals, wide_union
 
 ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monitor.parse, mindcluster.parse,
-                             messages.parse, mindie.parse, errnums.parse, dmi.parse, installer.parse, device.parse,
-                             kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse, kernel.parse,
-                             framework.parse)
+                             sigkill.parse, messages.parse, mindie.parse, errnums.parse, dmi.parse, installer.parse,
+                             device.parse, kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
+                             kernel.parse, framework.parse)
 """The FaultDiag report's rows come first: a row of the report's own words (a fault description naming a part)
 is fully explained by it, before a message or hardware parser reads the words as a log's. A monitoring component's
-own failure (:mod:`.monitor`) before the parsers that would read its error text as the job's."""
+own failure (:mod:`.monitor`) before the parsers that would read its error text as the job's. A process killed by
+SIGKILL (:mod:`.sigkill`) adds its symptom and leaves the line to the others (the DataLoader's RuntimeError)."""
 
 GATE = lazy_compile(
     r"event[_ ]?id|fault|alarm|error|err\d|fail|timeout|timed out|time out|heartbeat|link|ecc|panic|lockup|hung|"
@@ -64,6 +66,7 @@ GATE = lazy_compile(
     r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
     r"/dev/shm|shared memory \(shm\)|npu is busy|not present|\blo[sl] flag|\b0x8[0-9a-f]{7}\b|no module named|"
     r"no package metadata was found|"
+    r"sigkill|training end with return code|"  # torchrun's "Signal 9 (SIGKILL)", ModelArts' exit (parsers/sigkill)
     r"no such file or directory|undefined symbol|address already in use|name or service not known|\[EnvConfig\]|"
     r"\btoo (?:small|large|big)\b|address out of boundary|"
     r"exceeds the total number of available [a-z]pus|has no [a-z]pu available|"
@@ -110,8 +113,8 @@ def _every_parser() -> screen.Group:
     those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
     groups = (fdreport._ANY, fdtoolkit._ANY, twin._ANY, monitor._ANY, mindcluster._ANY, mindie._ANY, errnums._ANY,
-              dmi._ANY, installer._ANY, device._ANY, kubelet._ANY, hccn._ANY, kernel._ANY, hccl._ANY, cann._ANY,
-              framework._ANY)
+              dmi._ANY, installer._ANY, device._ANY, kubelet._ANY, sigkill._ANY, hccn._ANY, kernel._ANY, hccl._ANY,
+              cann._ANY, framework._ANY)
     # the driver parser's regexes are in no group of their own (kernel._ANY is the kernel parser's); before session
     # 38 the black box record and the exporter's failure were let through only by the CANN parser's broad
     # code-context regex ("code", "fail" anywhere)

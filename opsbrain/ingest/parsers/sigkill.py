@@ -1,0 +1,70 @@
+"""A process ended by SIGKILL (signal 9), as the programs around it report it (session 45, killed45).
+
+SIGKILL cannot be caught: the process writes nothing itself, and only its parent or its platform says what happened.
+The texts read (``os:sigkill``, a symptom; sources in docs/formats.md):
+
+- the shell: a bare ``Killed`` (bash prints ``strsignal(SIGKILL)`` for a foreground job killed by a signal;
+  OpenShift's "Diagnosing an OOM kill": ``sed -e '' </dev/zero`` prints ``Killed``, exit status 137), a
+  non-interactive shell's ``<script>: line N: <pid> Killed   <command>`` (bash jobs.c, ``notify_of_job_status``) and an
+  interactive one's job line ``[1]+  Killed   <command>``;
+- torchrun (torch.distributed.elastic): the agent's ``failed (exitcode: -9) local_rank: 0 (pid: N) of binary: ...``
+  (multiprocessing/api.py) and the ``ChildFailedError`` table's ``exitcode  : -9 (pid: N)`` with ``traceback : Signal
+  9 (SIGKILL) received by PID N`` (multiprocessing/errors/__init__.py, ``ProcessFailure``); torch.multiprocessing's
+  ``process 1 terminated with signal SIGKILL`` (spawn.py, ``ProcessExitedException``);
+- DeepSpeed's launcher: ``[ERROR] [launch.py:434:sigkill_handler] [...] exits with return code = -9``
+  (deepspeed/launcher/launch.py: the return code of the rank that ended first);
+- PyTorch's DataLoader: ``DataLoader worker (pid N) is killed by signal: Killed.`` (torch/csrc/DataLoader.cpp);
+- ModelArts: ``[Modelarts Service Log]Training end with return code: 137`` (and 247; Huawei Cloud "Training Job
+  Process Exits Unexpectedly", modelarts_13_0074: "Exit code: 137 or 247 [...] The possible cause is that the
+  memory overflows");
+- Kubernetes' container state: ``Exit Code:    137`` (128 + 9).
+
+What killed it the line does not say. Huawei's ModelArts page above names host memory, but an operator's ``kill -9``,
+an eviction or preemption, a liveness probe, a timeout watchdog and a launcher stopping ranks that ignore SIGTERM send
+it too (CoreWeave's "What do training job exit codes 137, 139, and 143 mean?": "137 (SIGKILL: out of memory, a
+liveness probe kill, or a preemption)"). So the knowledge base gives ``os:sigkill`` an ambiguous role toward npu_oom
+only: alone it leans to the host's memory, any real evidence of a cause decides over it.
+
+Not read: the launcher's own kill of the other ranks after one failed -- torchrun's ``Sending process N closing signal
+SIGTERM`` and ``Unable to shutdown process N via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL``
+(multiprocessing/api.py, ``_close``), DeepSpeed's ``Killing subprocess N`` -- which follow the first failure (the one
+``Root Cause (first observed failure)`` names) and say nothing of its cause.
+
+Kubernetes' ``OOMKilled`` (the container's ``Reason: OOMKilled``, a pod's STATUS column) says the memory cgroup's OOM
+killer ended it: read as the kernel's OOM-killer lines are (``os:oom_killer``)."""
+
+from __future__ import annotations
+
+from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.screen import group_of, screened
+
+KIND = "os:sigkill"
+RE_SIGKILL = screened(
+    r"^\s*(?:\[\d+\][+-]?\s+)?Killed(?:\s{2,}\S.*)?\s*$"  # the shell: bare, or a job line (status column padded)
+    r"|:\s*line \d+:\s+\d+\s+Killed\b"  # a non-interactive bash's note of a killed job
+    r"|\bfailed \(exitcode: -9\) local_rank:|\bexitcode\s*:\s*-9 \(pid: \d+\)"  # torchrun's agent and its table
+    r"|\bSignal 9 \(SIGKILL\) received by PID\b|\bterminated with signal SIGKILL\b"
+    r"|\bexits with return code = -9\b"  # DeepSpeed's launcher
+    r"|\bis killed by signal: Killed\b"  # PyTorch's DataLoader worker
+    r"|\bTraining end with return code: (?:137|247)\b"  # ModelArts
+    r"|^\s*Exit Code:\s+137\s*$")  # Kubernetes' container state (kubectl describe pod)
+RE_OOMKILLED = screened(r"\bOOMKilled\b")
+"""Kubernetes' reason for a container the memory cgroup's OOM killer ended (``Reason: OOMKilled``, ``test 0/1
+OOMKilled 0 1m``; OpenShift "Diagnosing an OOM kill"): explicit, the kernel's OOM killer (``os:oom_killer``)."""
+
+_ANY = group_of(globals())
+
+
+def parse(ctx: LineCtx) -> bool:
+    """``os:oom_killer`` for Kubernetes' OOMKilled, else ``os:sigkill`` for a SIGKILL the line reports. The line is
+    not fully explained by it: the other parsers still read its text (the DataLoader's RuntimeError)."""
+    if not _ANY.may(ctx.text):
+        return False
+    if RE_OOMKILLED.search(ctx.text):
+        ctx.add("os:oom_killer", ctx.node, 2)
+    elif RE_SIGKILL.search(ctx.text):
+        ctx.add(KIND, ctx.node, 2)
+    return False
+
+
+__all__ = ["KIND", "RE_OOMKILLED", "RE_SIGKILL", "parse"]
