@@ -37,7 +37,8 @@ MODEL_FLIPS = {"m025-oam-tools-asys-faq-rerun-segfault-leftover-process",
                "x001-cann-troubleshooting-moe-combine-mte-out-of-range-network",
                "n002-runtime-faq-setdevice-107001-driver-not-loaded",
                "t010-pytorch-porting-guide-memcopysync-drvmemcpy-stack-dtype-mismatch",
-               "b012-hiascend-aicore-timeout-hw"}
+               "b012-hiascend-aicore-timeout-hw",
+               "p005-lmdeploy-4722-dp-ranks-same-devices-hccl-bind-port"}
 """Known changes that are the model's, not the reading's, under a head that names a host (:data:`HOSTED`; the signals
 are the same but for that host):
 with a host, the shipped model's best guess for a shell's segfault and a Python traceback, qingtian_failure (its
@@ -55,6 +56,9 @@ framework_error at 0.60.
 b012 (session 44, after the refit for link44's case changes): bare, the model reads aicore_hang at 0.408, on the 0.4
 bar; with a host (a node of one device) 0.3998, just under, and it abstains with aicore_hang its best guess (before
 the refit, 0.37 both ways: an abstention).
+p005 (session 45, after the refit for the SIGKILL reading's knowledge-base change): bare, the engine reads config_error
+at 0.5497, just under the text fallback's second-opinion bar (0.55), and the words overrule it (framework_error 0.58);
+with a host, 0.5512, just over, and it stands.
 """
 
 
