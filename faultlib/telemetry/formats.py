@@ -354,30 +354,50 @@ def nan_grad_error(rank: int, device: int, host: str, iteration: int, variant: s
 
 
 # ---- UB switches --------------------------------------------------------------------------------------------
+def _vrp_ts(dt: datetime) -> str:
+    """A Huawei switch OS log stamp, ``Jul 31 2025 18:36:19`` (VRP ``info-center timestamp log date``: the default,
+    to the second; the ascend-fd LCNE fixture prints the same with ``+08:00``, which the twin's naive clock omits)."""
+    return f"{dt:%b} {dt.day} {dt:%Y %H:%M:%S}"
+
+
+LINK_DOWN_ALARM = "0x08520003"
+"""IF-MIB linkDown as a Huawei switch numbers it (alarm ID 0x08520003, trap IFNET_1.3.6.1.6.3.1.1.5.3 linkDown)."""
+
+
 def switch_alarm(dt: datetime, host: str, alarm_id: str, peer_type: str, port: int, active: bool = True,
                  fault_id: str = "na") -> str:
-    """A UB switch alarm: ``WARN [0x08520003,na,L2,na] Assertion alarmID=0x08520003 port=UB0/0/7 ...``.
-
-    ``peer_type`` is the far side of the port (``L2`` for an L1 uplink, ``L1`` for an L2 downlink, ``npu``,
-    ``cpu``); ``active=False`` renders the recovery of the same alarm. Sourced substrings: ``WARN``, the tuple,
-    ``Assertion``, ``alarmID=0x...`` (the ascend-fd fixture
-    st_module_testcase/kg_parse/lcne_log shows ``alarmID=0x...``; the tuple's codes are MindCluster's switch fault
-    codes); the ``UBSW/n/ALARM``
-    tag and ``port=`` field are the twin's layout. No cause text: a real alarm looks the same whatever the cause.
-    """
+    """A UB switch chip's alarm in its LCNE log, in the switch OS's layout (``%%01<MODULE>/<level>/<NAME>(l):CID=...-
+    alarmID=...;<text>``). ``0x08520003`` is the interface's linkDown alarm (:func:`switch_port_state`);
+    ``0x00f10509`` with fault id 132332/132333 the port's lanes reduced, ``%%01DEVM/1/hwPortFail_active(l):
+    CID=0x80fc0101-alarmID=0x00f10509;The port failed partially. (EntPhysicalIndex=..., EntPhysicalName=...,
+    EntityTrapFaultID=..., Reason=Port real lanes are less than quarter of the configured lanes.)`` (the ascend-fd
+    fixture st_module_testcase/kg_parse/lcne_log). The fault tuple ``[0x08520003,na,L2,na]`` is the device plugin's
+    (:func:`device_plugin_switch_fault`), not the switch's: ``peer_type`` is not printed here. No cause text: a real
+    alarm looks the same whatever the cause."""
     a = alarm_id.lower()
-    level, state = ("WARN", "Assertion") if active else ("INFO", "Recovery")
-    return (f"{_ms(dt)} {host} UBSW/{'4' if active else '6'}/ALARM: {level} [{a},{fault_id},{peer_type},na] {state} "
-            f"alarmID={a} port={port_name(port)}")
+    if a == LINK_DOWN_ALARM:
+        return switch_port_state(dt, host, port, up=not active)
+    if not active:
+        raise ValueError(f"no sourced clear line for switch alarm {a}")
+    part = "half" if fault_id == "132332" else "quarter"  # "half": by analogy with the fixture's quarter (unsourced)
+    return (f"{_vrp_ts(dt)} {host} %%01DEVM/1/hwPortFail_active(l):CID=0x80fc0101-alarmID={a};The port failed "
+            f"partially. (EntPhysicalIndex={16863232 + port}, EntPhysicalName={port_name(port)}, "
+            f"EntityTrapFaultID={fault_id}, Reason=Port real lanes are less than {part} of the configured lanes.)")
 
 
 def switch_port_state(dt: datetime, host: str, port: int, up: bool) -> str:
-    """An interface state change in switch-OS style (``linkDown_active`` / ``linkDown_clear``), the same text for
-    every cause (no source for a cause field was found; none is printed)."""
-    event = "linkDown_clear" if up else "linkDown_active"
-    oper = "UP" if up else "DOWN"
-    return (f"{_ms(dt)} {host} %%01IFNET/{'4' if up else '2'}/{event}(l): The interface status changes. "
-            f"(ifName={port_name(port)}, AdminStatus=UP, OperStatus={oper})")
+    """An interface's linkDown alarm raised or cleared, as a Huawei switch OS logs it:
+    ``Nov 26 2024 14:05:54 SPINE1 %%01IFNET/2/linkDown_active(l):CID=0x807a0404-alarmID=0x08520003;The interface status
+    changes. (ifName=GE1/0/1, AdminStatus=UP, OperStatus=DOWN, Reason=Interface physical link is down,
+    mainIfname=GE1/0/1)``; the clear adds ``-clearType=service_resume`` and reads ``OperStatus=UP, Reason=Interface
+    physical link is up`` (message: https://support.huawei.com/enterprise/en/doc/EDOC1100039602/c94f4042/
+    ifnet-2-linkdown_active; alarm ID 0x08520003: the NE8000 alarm reference, IFNET_1.3.6.1.6.3.1.1.5.3 linkDown).
+    The same text for every cause (a physical link down is one reason, whatever broke it)."""
+    oper, event, clear = ("UP", "clear", "-clearType=service_resume") if up else ("DOWN", "active", "")
+    name = port_name(port)
+    return (f"{_vrp_ts(dt)} {host} %%01IFNET/2/linkDown_{event}(l):CID=0x807a0404-alarmID={LINK_DOWN_ALARM}{clear};"
+            f"The interface status changes. (ifName={name}, AdminStatus=UP, OperStatus={oper}, "
+            f"Reason=Interface physical link is {oper.lower()}, mainIfname={name})")
 
 
 def switch_transceiver(dt: datetime, host: str, port: int, lane: int, rx_dbm: float, tx_dbm: float,

@@ -16,8 +16,14 @@ RE_TWIN_HOST_FULL = lazy_compile(TWIN_HOST)
 
 RE_SW_ALARM = screened(TWIN_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+),(\w+),(?:na)?\] (Assertion|Recovery) "
                          r"alarmID=\S+ port=UB0/0/(\d+)", re.I)
-RE_PORT_STATE = screened(TWIN_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): .*?ifName=UB0/0/(\d+), "
+RE_PORT_STATE = screened(TWIN_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): ?.*?ifName=UB0/0/(\d+), "
                            r"AdminStatus=\w+, OperStatus=(UP|DOWN)(?:, Reason=([^)]*))?")
+RE_PORT_FAIL = screened(TWIN_HOST + r" %%01DEVM/\d/hwPortFail_active\(l\):CID=\w+-alarmID=(0x[0-9a-f]{8});.*?"
+                          r"EntPhysicalName=UB0/0/(\d+),", re.I)
+"""A port's lanes reduced in the switch OS's layout (session 45): ``%%01DEVM/1/hwPortFail_active(l):CID=0x80fc0101-
+alarmID=0x00f10509;The port failed partially. (EntPhysicalIndex=..., EntPhysicalName=..., EntityTrapFaultID=...,
+Reason=Port real lanes are less than quarter of the configured lanes.)`` (ascend-fd fixture
+st_module_testcase/kg_parse/lcne_log)."""
 _SWITCH_HOST = r"(?<![\w.-])(?:(?![A-Za-z])[\w.-])*+([A-Za-z][\w.-]*\w)"
 """A real switch's host field (the switch as its own log names it: ``gz-l2p2-sw05``, ``lcne-a07``): from the first
 letter of a run of word characters, dots and dashes to the run's end. The match starts at the run's start (session
@@ -25,7 +31,9 @@ letter of a run of word characters, dots and dashes to the run's end. The match 
 4 KB line of one run before a switch's line; the host read is the same (the run's end decides for all its letters)."""
 RE_REAL_SW_ALARM = screened(_SWITCH_HOST + r" UBSW/\d/ALARM: \w+ \[(0x[0-9a-f]{8}),(\w+),(\w+),(?:na)?\] "
                             r"(Assertion|Recovery) alarmID=\S+ port=(UB\d+/\d+/\d+)", re.I)
-RE_REAL_PORT_STATE = screened(_SWITCH_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): .*?ifName=(UB\d+/\d+/\d+), "
+RE_REAL_PORT_FAIL = screened(_SWITCH_HOST + r" %%01DEVM/\d/hwPortFail_active\(l\):CID=\w+-alarmID=(0x[0-9a-f]{8});.*?"
+                             r"EntPhysicalName=(UB\d+/\d+/\d+),", re.I)
+RE_REAL_PORT_STATE = screened(_SWITCH_HOST + r" %%01IFNET/\d/linkDown_(active|clear)\(l\): ?.*?ifName=(UB\d+/\d+/\d+), "
                               r"AdminStatus=\w+, OperStatus=(UP|DOWN)")
 """The same two lines from a real switch (any host name): the twin's chip-naming conventions do not apply, so the
 link is the switch's port as the line names it, toward the peer level the fault tuple gives (``L2``) or an unnamed
@@ -108,6 +116,11 @@ def _real(ctx: LineCtx) -> bool:
         flapped = state == f"ERROR DOWN({FLAP_CAUSE})"  # its down is the protection's act on the flapping
         ctx.add(FLAP_KIND if flapped else "port:up" if state == "UP" else "port:down", comp, 0 if state == "UP" else 2)
         return True
+    if m := RE_REAL_PORT_FAIL.search(ctx.text):
+        sw_host, alarm, port = m.groups()
+        if alarm.lower() == LANES_ALARM:
+            ctx.add("sw:lanes", f"{_placed(ctx, sw_host)}/{port}~peer", 1)
+        return True
     if m := RE_REAL_PORT_STATE.search(ctx.text):
         sw_host, _ev, port, oper = m.groups()
         sw_host = _placed(ctx, sw_host)
@@ -138,7 +151,18 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if m := RE_PORT_STATE.search(ctx.text):
         sw_host, _ev, port, oper, _reason = m.groups()
-        comp = l2_downlink(sw_host, int(port)) if "l2plane" in sw_host else l1_uplink(sw_host, int(port))
-        ctx.add("port:down" if oper == "DOWN" else "port:up", comp, 2 if oper == "DOWN" else 0)
+        if "l2plane" in sw_host:
+            ctx.add("port:down" if oper == "DOWN" else "port:up", l2_downlink(sw_host, int(port)),
+                    2 if oper == "DOWN" else 0)
+            return True
+        # an L1 chip's uplink down is its linkDown alarm 0x08520003 toward L2 (the tuple its node's device plugin
+        # relays as [0x08520003,na,L2,na]): the switch alarm's kinds, as the twin's former UBSW line gave
+        comp = l1_uplink(sw_host, int(port)) or _host_component(sw_host)
+        ctx.add("sw:down" if oper == "DOWN" else "sw:up", comp, 2 if oper == "DOWN" else 0)
+        return True
+    if m := RE_PORT_FAIL.search(ctx.text):
+        sw_host, alarm, port = m.groups()
+        if alarm.lower() == LANES_ALARM:
+            ctx.add("sw:lanes", l1_uplink(sw_host, int(port)) or _host_component(sw_host), 1)
         return True
     return False
