@@ -41,8 +41,10 @@ from faultlib.workloads.training import TrainingJob
 T0 = 600.0
 """Injection time: both workloads have run fault-free for ten minutes."""
 TRAIN_NODES = [ids.node(0, n) for n in range(32, 46)]
-LINK_DOWN = r"UBSW/4/ALARM: WARN \[0x08520003,na,L2,na\] Assertion alarmID=0x08520003 port=UB0/0/(\d+)"
-LINK_UP = r"UBSW/6/ALARM: INFO \[0x08520003,na,L2,na\] Recovery alarmID=0x08520003 port=UB0/0/(\d+)"
+LINK_DOWN = (r"l1sw\d+ %%01IFNET/2/linkDown_active\(l\):CID=0x[0-9a-f]{8}-alarmID=0x08520003;.*?"
+             r"ifName=UB0/0/(\d+),")  # an L1 chip's linkDown alarm (the switch OS's layout, session 45)
+LINK_UP = (r"l1sw\d+ %%01IFNET/2/linkDown_clear\(l\):CID=0x[0-9a-f]{8}-alarmID=0x08520003-clearType=\w+;.*?"
+           r"ifName=UB0/0/(\d+),")
 PLUGIN_DEVICE = (r"receive devFaultInfo: common\.DevFaultInfo\{EventID:(\d+), LogicID:(\d+), [^{}]*Severity:(\d), "
                  r"Assertion:1, [^{}]*\}, hex code: ([0-9a-f]{8})")
 """The device plugin's fault callback line (Ascend/mind-cluster ascend-device-plugin pkg/common/fault_code.go:1844)."""
@@ -317,8 +319,8 @@ def test_optical_degradation_rx_decays_lanes_drop_then_link_dies(topo1: Topology
     assert [n for _t, n, _s in lanes_seen] == list(range(1, lk.lanes))
     # the L1 chip raises the lanes-reduced alarm [0x00f10509,...,L2,na] once per width step: to half (132332) at the
     # first lane lost, to a quarter (132333) once fewer than half are left (hicann/driver lqdrv ioctl_comm_def.h)
-    lane_lines = p.logs(r"\[0x00f10509,(\d+),L2,na\] Assertion", source="switch", origin=lk.a)
-    assert [re.search(r"0x00f10509,(\d+)", ln.text).group(1) for ln in lane_lines] == ["132332", "132333"]  # type: ignore
+    lane_lines = p.logs(r"%%01DEVM/1/hwPortFail_active\(l\):CID=\w+-alarmID=0x00f10509;", source="switch", origin=lk.a)
+    assert [re.search(r"EntityTrapFaultID=(\d+)", ln.text).group(1) for ln in lane_lines] == ["132332", "132333"]  # type: ignore
     t_lane = lane_lines[0].t
     # the first lane drops when the decayed Rx power reaches the lane-drop level
     assert rx_start.min() - rate * (t_lane - T0) / 3600 == pytest.approx(fp.lane_drop_rx_dbm, abs=0.5)
@@ -326,7 +328,7 @@ def test_optical_degradation_rx_decays_lanes_drop_then_link_dies(topo1: Topology
     assert nominal < steps[0] <= steps[-1] < 1.2 * nominal  # sub-healthy: slower, still running
     # (b) link down: the L1 chip's uplink alarm, the L2 chip's port state, the device plugin relay
     (down,) = p.logs(LINK_DOWN, source="switch", origin=lk.a)
-    assert down.t > lane_lines[-1].t and down.text.endswith("port=UB0/0/9")  # no cause text
+    assert down.t > lane_lines[-1].t and down.text.endswith("mainIfname=UB0/0/9)")  # no cause text
     assert rx_start.min() - rate * (down.t - T0) / 3600 == pytest.approx(fp.link_down_rx_dbm, abs=0.5)
     assert p.logs(r"linkDown_active.*ifName=UB0/0/40,", source="switch", origin=lk.b)
     assert p.logs(PLUGIN_SWITCH, source="device_plugin", origin=node)
@@ -379,7 +381,7 @@ def test_link_down_alarms_and_training_times_out_without_reroute(topo1: Topology
     f = p.inject("link_down", link)
     p.run(T0 + 1800 + 300)
     (alarm,) = p.logs(LINK_DOWN, source="switch", origin=lk.a)
-    assert alarm.t == T0 and alarm.text.endswith("port=UB0/0/15")
+    assert alarm.t == T0 and alarm.text.endswith("mainIfname=UB0/0/15)")
     (port,) = p.logs(r"linkDown_active.*ifName=UB0/0/43,.*OperStatus=DOWN", source="switch", origin=lk.b)
     (plug,) = p.logs(PLUGIN_SWITCH, source="device_plugin", origin="pod0/node43")
     assert port.t == plug.t == T0
@@ -458,7 +460,7 @@ def test_l2_switch_failure_48_link_downs_on_one_plane_stall_every_workload(topo1
     alarms = p.logs(LINK_DOWN, source="switch", until=T0)
     assert len(alarms) == 48
     assert {ln.origin for ln in alarms} == {ids.l1(0, n, 3) for n in range(48)}  # L1 chip 3 of every node
-    assert all(ln.text.endswith("port=UB0/0/4") for ln in alarms)
+    assert all(ln.text.endswith("mainIfname=UB0/0/4)") for ln in alarms)
     assert not p.logs(r"linkDown_active", source="switch", origin=sw)  # the dead L2 chip logs nothing
     assert len(p.logs(PLUGIN_SWITCH, source="device_plugin", until=T0)) == 48
     # (c) every node lost one of its 112 uplinks; with static hashing every collective stalls, the re-execution
@@ -637,7 +639,7 @@ def test_collective_timeout_sw_peers_report_ei0002_hardware_healthy(topo1: Topol
     assert all(ln.t == pytest.approx(T0 + p.sim.params.faults.peer_timeout_report_s) for ln in peers)
     assert not p.logs(r".", origin=node)  # the stuck rank prints nothing
     # no hardware signal at all: no device codes, no link or switch alarms, nothing unhealthy
-    assert not p.logs(r"event_id=|UBSW/|linkDown_|receive devFaultInfo")
+    assert not p.logs(r"event_id=|%%01|linkDown_|receive devFaultInfo")
     assert not p.sim.state.unhealthy()
     # (c) the job stalls on the stuck rank and times out
     assert p.events("stalled", job="train")[0].t == T0 and p.events("timeout", job="train")
@@ -656,7 +658,7 @@ def test_silent_data_corruption_nan_loss_line_and_crash_without_hardware_codes(t
     assert nan and nan[0].t == pytest.approx(T0 + 90.0)
     (crash,) = p.events("crash", job="train")
     assert crash.t == pytest.approx(T0 + 90.0) and p.job.state == "down"
-    assert not p.logs(r"event_id=|UBSW/|ErrCode=50|receive devFaultInfo")  # nothing in hardware telemetry
+    assert not p.logs(r"event_id=|%%01|ErrCode=50|receive devFaultInfo")  # nothing in hardware telemetry
     assert not p.sim.state.unhealthy()
     assert all(v["up"] for v in p.inf.instances().values())
     assert ended(p, f)

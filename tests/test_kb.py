@@ -198,7 +198,8 @@ def classes(matcher, line: str, primary_only: bool = False) -> set[str]:
     (fmt.device_plugin_switch_fault(DT, "0x08520003", "L2", 7, "NotHandle"), "link_flap", False),
     (fmt.device_plugin_switch_fault(DT, "0x00f103b0", "na", 0, "SeparateNPU", fault_id="155907"),
      "l1_switch_failure", True),
-    (fmt.switch_alarm(DT, "pod0-l2plane1-sw03", "0x08520003", "L1", 3), "node_crash", False),
+    # an L2 chip's port down names no peer type in the switch OS's layout (session 45): a link down, not a crash
+    (fmt.switch_alarm(DT, "pod0-l2plane1-sw03", "0x08520003", "L1", 3), "link_down", False),
     (fmt.syslog(DT, "pod0-node3", "Kernel panic - not syncing: Fatal machine check"), "node_crash", True),
     (fmt.syslog(DT, "pod0-node3", fmt.soft_lockup(17, 22, "python3", 4242)), "node_hang", True),
     (fmt.syslog(DT, "pod0-node3", fmt.nfs_not_responding("storage.vpc")), "qingtian_failure", True),

@@ -57,10 +57,14 @@ LAYOUTS: list[tuple[str, re.Pattern[str], str]] = [(n, re.compile(rx), src) for 
      r"FaultID: (na|\d+), AssembledFaultCode: (?P<sw>\[[^\]]+\]), PeerPortDevice: [0-2], PeerPortId: 0, "
      r"SwitchChipId: \d+, SwitchPortId: \d+, Assertion: [01], AlarmRaisedTime: \d{13}, faultCode:\[[^\]]+\]$",
      "Ascend/mind-cluster ascend-device-plugin pkg/device/deviceswitch/ascend_switch.go:174 at 22bb3d98"),
-    ("switch alarm", r" UBSW/\d/ALARM: (WARN|INFO) (?P<sw>\[0x[0-9a-f]{8},\w+,\w+,na\]) (Assertion|Recovery) "
-     r"alarmID=0x[0-9a-f]{8} port=UB0/0/\d+$", "ascend-fd fixture lcne_log (alarmID=); SwitchFaultCode.json tuples"),
-    ("switch port state", r" %%01IFNET/\d/linkDown_(active|clear)\(l\): The interface status changes\. "
-     r"\(ifName=UB0/0/\d+, AdminStatus=UP, OperStatus=(UP|DOWN)\)$", "VRP-style trap, no cause field"),
+    ("switch lanes alarm", r" %%01DEVM/1/hwPortFail_active\(l\):CID=0x80fc0101-alarmID=0x00f10509;The port failed "
+     r"partially\. \(EntPhysicalIndex=\d+, EntPhysicalName=UB0/0/\d+, EntityTrapFaultID=13233[23], "
+     r"Reason=Port real lanes are less than (half|quarter) of the configured lanes\.\)$",
+     "ascend-fd fixture st_module_testcase/kg_parse/lcne_log (the quarter line; half by analogy)"),
+    ("switch port state", r" %%01IFNET/2/linkDown_(active|clear)\(l\):CID=0x807a0404-alarmID=0x08520003"
+     r"(-clearType=service_resume)?;The interface status changes\. \(ifName=(UB0/0/\d+), AdminStatus=UP, "
+     r"OperStatus=(UP|DOWN), Reason=Interface physical link is (up|down), mainIfname=\3\)$",
+     "Huawei IFNET/2/linkDown_active (EDOC1100039602), alarm ID 0x08520003 (IFNET_1.3.6.1.6.3.1.1.5.3 linkDown)"),
     ("kernel panic", r"kernel: \[ *[\d.]+\] Kernel panic - not syncing: Fatal (machine check|hardware error)$",
      "kernel/panic.c"),
     ("soft lockup", r"kernel: \[ *[\d.]+\] watchdog: BUG: soft lockup - CPU#\d+ stuck for \d+s! \[\w+:\d+\]$",
@@ -212,9 +216,9 @@ def test_the_generic_collective_codes_are_shared_by_several_kinds(emissions: dic
     waits = {k for k, e in emissions.items() if any("taskType[Notify Wait]" in ln.text for ln in e.lines)}
     assert {"collective_timeout_sw", "aicore_hang", "node_hang", "node_crash"} <= waits, waits
     link_texts = {ln.text.split(" ", 3)[-1] for k in ("link_flap", "link_down", "dirty_connector")
-                  for ln in emissions[k].lines if "UBSW/" in ln.text and "Assertion" in ln.text}
+                  for ln in emissions[k].lines if "l1sw" in ln.text and "linkDown_active" in ln.text}
     # one text for every cause (the host and time stamp differ, the rest must not)
-    assert len({re.sub(r"port=UB0/0/\d+", "", t) for t in link_texts}) == 1, link_texts
+    assert len({re.sub(r"UB0/0/\d+", "", t.split(" ", 4)[-1]) for t in link_texts}) == 1, link_texts
 
 
 def test_background_flaps_print_what_link_faults_print() -> None:
