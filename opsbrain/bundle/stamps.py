@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, overload
 
 from opsbrain.bundle import layout as L
-from opsbrain.ingest.timestamps import MONTH
+from opsbrain.ingest.timestamps import LCNE_STAMP, MONTH
 from opsbrain.ingest.timestamps import month_number as _mon
 
 # ---- time stamps -----------------------------------------------------------------------------------------------
@@ -25,8 +25,7 @@ _TS_PTA = re.compile(r"(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)()(?![.\d])")
 PTA call acl api failed``: Ascend/pytorch torch_npu/csrc/core/npu/NPUException.h, the ``ASCEND_LOGE`` form printed to
 the console); the empty group is the fraction it lacks."""
 """The driver's and the device history's ``[2025-04-16-03:08:13.704312]``."""
-_TS_LCNE = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d{4}) (\d\d):(\d\d):(\d\d)")
-"""The LCNE switch log's ``Jul 31 2025 18:36:19+08:00`` (the offset is dropped: naive, as logged)."""
+_TS_LCNE = LCNE_STAMP  # the LCNE switch log's ``Jul 31 2025 18:36:19+08:00`` (opsbrain.ingest.timestamps: --logs too)
 _TS_KLOG = re.compile(r"^[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{6})")
 """klog (volcano): ``E0111 03:29:15.700191`` - no year."""
 _DIR_STAMP = re.compile(r"^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)-")

@@ -7,6 +7,7 @@ and ``dmesg -T`` write the month as ``3月`` (``3月 01 09:06:00``, ``[六 3月 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from datetime import datetime
@@ -24,6 +25,11 @@ MONTH = r"(?:[A-Z][a-z]{2}|1[0-2]月|0?[1-9]月)"
 """A month as syslog and ``dmesg -T`` write it: English's abbreviation, or the zh_CN locale's ``3月`` (a pattern
 without groups)."""
 _CTIME = lazy_compile(r"\[?(?:\w{3}|[一二三四五六日]) (" + MONTH + r")\s+(\d+) (\d\d):(\d\d):(\d\d) (\d{4})\]?")
+LCNE_STAMP = re.compile(r"^([A-Z][a-z]{2})\s+(\d{1,2}) (\d{4}) (\d\d):(\d\d):(\d\d)")
+"""The LCNE switch log's ``Jul 31 2025 18:36:19+08:00`` (the offset is dropped: naive, as logged; the ascend-fd
+fixture st_module_testcase/kg_parse/lcne_log, docs/formats.md): the bundle reader's rule
+(:mod:`opsbrain.bundle.stamps`) and ``--logs``' (session 45, bundle45b: before, ``--logs`` read no time from a
+switch's line, which took the time of the line read before it)."""
 _SYSLOG = lazy_compile(r"^(?:<\d+>)?(" + MONTH + r")\s+(\d+) (\d\d):(\d\d):(\d\d)\b")
 
 
@@ -59,6 +65,12 @@ def parse_stamp(line: str, year: int = 2000) -> tuple[float | None, bool]:
                 continue
     if (m := _CTIME.search(head)) and (mon := _month(m.group(1))):
         _, d, h, mi, s, y = m.groups()
+        try:
+            return datetime(int(y), mon, int(d), int(h), int(mi), int(s)).timestamp(), True
+        except ValueError:
+            return None, False
+    if (m := LCNE_STAMP.match(head)) and (mon := _month(m.group(1))):
+        _, d, y, h, mi, s = m.groups()
         try:
             return datetime(int(y), mon, int(d), int(h), int(mi), int(s)).timestamp(), True
         except ValueError:
