@@ -52,6 +52,14 @@ def parse_time(line: str, year: int = 2000) -> float | None:
     return parse_stamp(line, year)[0]
 
 
+def _epoch(year: int, month: int, day: str, hour: str, minute: str, second: str) -> float | None:
+    """Epoch seconds of a stamp with a month name (local time, as logged), or None for a date that does not exist."""
+    try:
+        return datetime(year, month, int(day), int(hour), int(minute), int(second)).timestamp()
+    except ValueError:
+        return None
+
+
 def parse_stamp(line: str, year: int = 2000) -> tuple[float | None, bool]:
     """:func:`parse_time` and whether the stamp wrote its year (syslog and klog stamps do not: ``year`` is used)."""
     head = line[:160]
@@ -65,22 +73,13 @@ def parse_stamp(line: str, year: int = 2000) -> tuple[float | None, bool]:
                 continue
     if (m := _CTIME.search(head)) and (mon := _month(m.group(1))):
         _, d, h, mi, s, y = m.groups()
-        try:
-            return datetime(int(y), mon, int(d), int(h), int(mi), int(s)).timestamp(), True
-        except ValueError:
-            return None, False
+        return (t := _epoch(int(y), mon, d, h, mi, s)), t is not None
     if (m := LCNE_STAMP.match(head)) and (mon := _month(m.group(1))):
         _, d, y, h, mi, s = m.groups()
-        try:
-            return datetime(int(y), mon, int(d), int(h), int(mi), int(s)).timestamp(), True
-        except ValueError:
-            return None, False
+        return (t := _epoch(int(y), mon, d, h, mi, s)), t is not None
     if (m := _SYSLOG.match(head)) and (mon := _month(m.group(1))):
         _, d, h, mi, s = m.groups()
-        try:
-            return datetime(year, mon, int(d), int(h), int(mi), int(s)).timestamp(), False
-        except ValueError:
-            return None, False
+        return _epoch(year, mon, d, h, mi, s), False
     return None, False
 
 
