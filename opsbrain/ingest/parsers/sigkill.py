@@ -48,6 +48,14 @@ RE_SIGKILL = screened(
     r"|\bis killed by signal: Killed\b"  # PyTorch's DataLoader worker
     r"|\bTraining end with return code: (?:137|247)\b"  # ModelArts
     r"|^\s*Exit Code:\s+137\s*$")  # Kubernetes' container state (kubectl describe pod)
+RE_KILL_RAISED = screened(r"\bDataLoader worker \(pid\(?s?\)? [\d, ]+\) is killed by signal: Killed\b"
+                          r"|\bProcessExitedException\b.*\bterminated with signal SIGKILL\b")
+"""The exception a Python caller sees for the kill itself (session 46, the lead): PyTorch's DataLoader raises
+``RuntimeError: DataLoader worker (pid N) is killed by signal: Killed.`` when it finds a worker ended by a signal
+(torch/csrc/DataLoader.cpp, ``_error_if_any_worker_fails``), torch.multiprocessing raises ``ProcessExitedException:
+process 1 terminated with signal SIGKILL`` (spawn.py). The exception is the report of the kill, not a failure of the
+program's own: the line is fully explained by ``os:sigkill`` and its ``RuntimeError`` is not read again as a
+program's error (which would count the one event twice, once for the generic software class)."""
 RE_OOMKILLED = screened(r"\bOOMKilled\b")
 """Kubernetes' reason for a container the memory cgroup's OOM killer ended (``Reason: OOMKilled``, ``test 0/1
 OOMKilled 0 1m``; OpenShift "Diagnosing an OOM kill"): explicit, the kernel's OOM killer (``os:oom_killer``)."""
@@ -57,14 +65,16 @@ _ANY = group_of(globals())
 
 def parse(ctx: LineCtx) -> bool:
     """``os:oom_killer`` for Kubernetes' OOMKilled, else ``os:sigkill`` for a SIGKILL the line reports. The line is
-    not fully explained by it: the other parsers still read its text (the DataLoader's RuntimeError)."""
+    fully explained by it only where it is the exception raised for the kill (:data:`RE_KILL_RAISED`); the other
+    parsers still read the rest (a launcher's line naming the rank, a shell's job line)."""
     if not _ANY.may(ctx.text):
         return False
     if RE_OOMKILLED.search(ctx.text):
         ctx.add("os:oom_killer", ctx.node, 2)
     elif RE_SIGKILL.search(ctx.text):
         ctx.add(KIND, ctx.node, 2)
+        return RE_KILL_RAISED.search(ctx.text) is not None
     return False
 
 
-__all__ = ["KIND", "RE_OOMKILLED", "RE_SIGKILL", "parse"]
+__all__ = ["KIND", "RE_KILL_RAISED", "RE_OOMKILLED", "RE_SIGKILL", "parse"]
