@@ -45,7 +45,9 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\* \(Out of Memory\) errors or inference hangs\. If you encounter such issues,|"
                     r"^\s*No (?:Memory|Memory failure|PCIe AER|ARM processor|NVIDIA(?: Vera)?|CXL [\w ]{1,40}|Extlog|"
                     r"devlink|disk|MCE) errors\.\s*$|"
-                    r"\berror: (?:Corrected|Deferred) error, no action required\., ")
+                    r"\berror: (?:Corrected|Deferred) error, no action required\., |"
+                    r"^\s*This device does not support (?:querying |setting )?[\w -]{1,40}\.\s*$|"
+                    r"\bprofiler\.py: Failed to get acl to npu flow events\.")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -194,7 +196,23 @@ rasdaemon held only corrected MCE records, NixOS/infra#523, read hbm_uce 0.62). 
 hardware corrected or deferred, ``1 2024-12-19 03:52:38 +0000 error: Corrected error, no action required., CPU 2,
 bank Unified Memory Controller (bank=17), ... mci CECC, ...`` (``error: $msg`` of ras-mc-ctl's ``errors``; the
 message is rasdaemon mce-amd.c's for a status that is neither uncorrected nor fatal): no action, as they say (the
-same excerpt's three records then read config_error 0.32 through the text fallback)."""
+same excerpt's three records then read config_error 0.32 through the text fallback).
+npu-smi's answer to a query or setting the product does not offer, a sentence alone on its line: ``This device does not
+support querying version.`` (``npu-smi upgrade -b vdm -i 0``, Ascend 950 npu-smi manual, "Querying the Firmware
+Version": https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/docs/en/Ascend_950_npu-smi/
+Ascend_950_npu-smi/querying-the-firmware-version.md), ``This device does not support querying hccs.`` and ``This device
+does not support hccs topo.`` (``npu-smi info -t hccs ...``, Atlas 200I A2 npu-smi manual,
+https://www.hiascend.com/document/detail/zh/Atlas%20200I%20A2/2550/re/npu/topic_0000002481386286.html and
+topic_0000002513466059.html, printed as the commands' usage examples): what the device is, no query that failed and no
+operator a job called (session 46, tester46e: the line alone read config_error 0.46 through the text fallback, the 950
+manual's two firmware-version outputs pasted without their commands 0.43). torch_npu's profiler, as it parses a
+collected profile, prints ``[ERROR] [pid] profiler.py: Failed to get acl to npu flow events.`` when the CANN side of the
+profile holds no ACL-to-NPU flow records (Ascend/pytorch
+torch_npu/profiler/analysis/prof_parse/_fwk_cann_relation_parser.py @d217d46d ``get_kernel_dict``, through
+prof_common_func/_constant.py ``print_error_msg``) and goes on: "All profiling data parsed" follows (vllm-ascend#1210),
+the step ranges and the flow arrows are what is missing from the views. A gap in the profile, not the job's nor the
+device's failure (session 46, tester46e: that excerpt read framework_error 0.60 through the text fallback). The
+profiler's other errors keep their reading."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
