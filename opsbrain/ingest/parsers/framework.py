@@ -107,6 +107,27 @@ writeRecord) throws "PytorchStreamWriter failed writing file <name>: file write 
 fewer bytes than written -- the volume full, a quota reached, or the mount gone (h2oai/h2o-llmstudio#214: the output
 volume was full; session 45, tester45g). The storage of the host the job writes to (``cfg:env``), read like "No space
 left on device" (knowledge_base/codes.yaml, ENOSPC), not the program or a device."""
+RE_CKPT_NOT_ZIP = screened(r"\bPytorchStreamReader failed reading zip archive: (?:failed finding central directory|"
+                           r"not a ZIP archive)")
+"""``torch.load`` given a file that is not a whole checkpoint archive: caffe2/serialize/inline_container.cc
+(PyTorchStreamReader::init, ``valid("reading zip archive")``) prints "PytorchStreamReader failed reading zip archive: "
+and miniz's error string, "failed finding central directory" (no end record: the file is cut short) or "not a ZIP
+archive". The file on disk is truncated or another format -- a download or a save that stopped part-way, the wrong
+file under the name (CompVis/stable-diffusion#93: fixed by downloading the model again; session 46, tester46d) -- the
+job's files, not the framework's code nor a device (``cfg:env``)."""
+RE_DATASETS_DISK = screened(r"\bNot enough disk space\. Needed: (?:Unknown size|\d+(?:\.\d+)? [KMGTPE]?i?B)\b")
+"""Hugging Face ``datasets`` refusing to build a dataset's cache: src/datasets/builder.py (``download_and_prepare``:
+``if not has_sufficient_disk_space(...): raise OSError(f"Not enough disk space. Needed: {size} (download: ...,
+generated: ..., post-processed: ...)")``) when the file system of the cache directory has less free space than the
+dataset needs, or reports none (datasets#1785: a cluster's shared disk). The host's storage set-up (``cfg:env``),
+like "No space left on device" (session 46, tester46d: zai-org/ChatGLM-6B#1305 read framework_error 0.60 by text).
+The size as ``size_str`` prints it ("Unknown size", "134.92 GiB"): a console may cut the line after it."""
+RE_FS_UNSUPPORTED = screened(r"\[Errno 95\] Operation not supported|\bOperation not supported \(os error 95\)")
+"""EOPNOTSUPP (errno 95, include/uapi/asm-generic/errno.h; strerror "Operation not supported") on a file: the file
+system under the path does not do what the writer asks (a FUSE or object-store mount refusing a mmap or seek; the
+form is Python's ``[Errno 95]`` or Rust std's io::Error ``... (os error 95)``, which safetensors prints:
+safetensors#842, "Error while serializing: I/O error: Operation not supported (os error 95)" saving to a FUSE disk;
+session 46, tester46d). The storage the job was given (``cfg:env``), not an operator that is not supported."""
 RE_COMPILER_HEADER = screened(r"fatal error: '[\w./+-]+' file not found")
 """clang's missing-header error (``fatal error: 'cstdint' file not found``; gcc's form, ``fatal error: cstdint: No
 such file or directory``, is read by the "No such file or directory" text): the compiler's include path or the
@@ -257,6 +278,9 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_SHM_TOO_SMALL, "cfg:env"),
     (RE_FD_LIMIT, "cfg:env"),
     (RE_FILE_WRITE_FAILED, "cfg:env"),
+    (RE_CKPT_NOT_ZIP, "cfg:env"),
+    (RE_DATASETS_DISK, "cfg:env"),
+    (RE_FS_UNSUPPORTED, "cfg:env"),
     (RE_COMPILER_HEADER, "cfg:env"),
     (RE_NPU_BUSY, "cfg:device"),
     (RE_NODE_LABEL, "cfg:device"),
@@ -277,7 +301,10 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"|number of required [A-Z]PUs exceeds the total number of available [A-Z]PUs in the placement group"
                 r"|Current node has no [A-Z]PU available|Cannot provide a placement group of",
                 re.I), "cfg:device"),
-    (screened(r"not supported|(?<!NORMAL_OR_)unsupported|not implemented|NotImplemented|is not support|no kernel|"
+    # not EOPNOTSUPP's strerror with its errno ("[Errno 95] Operation not supported", "... (os error 95)"): a file
+    # system refusing a file operation, read by RE_FS_UNSUPPORTED (session 46, tester46d)
+    (screened(r"(?<!\[Errno 95\] Operation )not supported(?! \(os error \d+\))|(?<!NORMAL_OR_)unsupported|"
+              r"not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not|: implementation for device \S+ not found", re.I), "op:unsupported"),
     (screened(r"\bcompil(?:e|ed|ing|ation)\b.*fail|fail.*\bcompil(?:e|ed|ing|ation)\b|build graph fail|"
                 r"graph.*(?:build|compile).*fail|TBE.*fail|op_compile|CompileOp|build op model fail|"

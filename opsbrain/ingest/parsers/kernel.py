@@ -61,9 +61,12 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"\[Hardware Error\]|Machine check events logged", re.I), "os:hw_error", 1),
     (screened(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
                 r"page allocation failure", re.I), "os:oom_killer", 2),
-    (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|I/O error|"
-                r"\[Errno 5\] Input/output error", re.I),
-     "os:storage", 2),  # EIO's strerror as Python raises it (OSError errno 5): the storage under the path failed
+    (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|"
+                r"I/O error(?!:\s*$)(?!: .{0,200}\(os error (?!5\))\d+\))|\[Errno 5\] Input/output error", re.I),
+     "os:storage", 2),  # EIO's strerror as Python raises it (OSError errno 5): the storage under the path failed;
+    # not a wrapper's "I/O error:" whose detail names another errno: Rust's io::Error "I/O error: <strerror> (os error
+    # N)" (safetensors) with N not 5 (EIO; 95 EOPNOTSUPP, 28 ENOSPC are read by their own texts), or the wrapper
+    # ending its line before the detail (kernel lines go on: ", dev sda", " on dev"; session 46, tester46d)
     (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIGSEGV received", re.I), "os:segfault", 2),
 )
 DRV_KINDS: tuple[tuple[Screened, str], ...] = (
