@@ -771,6 +771,12 @@ def test_the_process_the_kernels_oom_killer_ended_is_the_root_its_peers_waited_o
     rc = analyse(collect({**files, "w/messages": [kill]}, root="w"))
     assert rc.kind == "killed" and [p.pid for p in rc.roots] == ["2111666"] and len(rc.edges) == 2
     assert rc.evidence[0].text.endswith("UID:0")
+    # Linux 4.x named the victim on a line of its own, without "Out of memory:" (v4.19 mm/oom_kill.c
+    # __oom_kill_process; systemd/systemd#6966's layout): the same root (session 46)
+    bare = ("Oct 24 11:17:30 localhost kernel: Killed process 2111666 (all_reduce_test) total-vm:401348kB, "
+            "anon-rss:1536kB, file-rss:6144kB, shmem-rss:0kB")
+    rc = analyse(collect({**files, "w/messages": [bare]}, root="w"))
+    assert rc.kind == "killed" and [p.pid for p in rc.roots] == ["2111666"]
 
 
 # ---- one host, one name: the server address a heartbeat names and the worker directory --------------------------

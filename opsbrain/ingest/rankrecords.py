@@ -144,9 +144,12 @@ class LineRef:
     text: str
 
 
-RE_OOM_KILL = lazy_compile(r"\b(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process (\d+) \(")
+RE_OOM_KILL = lazy_compile(r"\b(?:(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process|"
+                           r"Killed process(?= \d+ \(.*\btotal-vm:)) (\d+) \(")
 """The kernel's OOM killer ending a process (mm/oom_kill.c: ``Out of memory: Killed process %d (%s) ...``, ``Kill
-process`` before Linux 4.19; ``Memory cgroup out of memory:`` when a container's limit was hit)."""
+process`` before Linux 4.19; ``Memory cgroup out of memory:`` when a container's limit was hit). Linux 4.x named the
+victim on a line of its own, ``Killed process %d (%s) total-vm:...`` (session 46: taken where it has the kernel's
+``total-vm:`` field, :data:`opsbrain.ingest.parsers.kernel.OOM_VICTIM`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,15 @@ with interrupts off for longer than the watchdog threshold. It is not the soft l
 stuck``, kernel/watchdog.c: interrupts still run, other tasks starved) that ``os:lockup`` reads: by default the kernel
 only warns and the host hangs, with ``hardlockup_panic`` it panics and the host is down (Linux
 Documentation/admin-guide/lockup-watchdogs.rst). A panic line of its own, read first, says which."""
+OOM_VICTIM = r"Killed process \d+ \(.*?\)(?:, UID \d+)?,? total-vm:|oom_reaper: reaped process \d+ \("
+"""The OOM killer's victim without the ``Out of memory:`` prefix (session 46): Linux 4.x ``__oom_kill_process``
+printed ``Killed process %d (%s) total-vm:%lukB, anon-rss:...`` on a line of its own, after ``Out of memory: Kill
+process ... or sacrifice child`` (v4.19 mm/oom_kill.c; the ``%s: Killed process`` form with the prefix came in 5.x), a
+RHEL kernel with ``, UID 0,`` before total-vm (linux-test-project/ltp#1080); and the OOM reaper's ``oom_reaper: reaped
+process %d (%s), now anon-rss:...`` (oom_reap_task_mm). Both are printed for the OOM killer's victims only:
+``__oom_kill_process`` is called by ``oom_kill_process`` and ``oom_kill_memcg_member`` (the memory cgroup's group
+kill), the reaper reaps only tasks ``wake_oom_reaper`` queued from those paths. A log that kept the victim's line and
+not the one before it (a grep for ``Killed``, a rate-limited header) reads as the OOM killer too."""
 KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
     (screened(r"hard LOCKUP", re.I), HARD_LOCKUP, 2),
@@ -60,7 +69,7 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
               + EDAC_REPORT + r"CE\b", re.I), "ecc:ce", 1),
     (screened(r"\[Hardware Error\]|Machine check events logged", re.I), "os:hw_error", 1),
     (screened(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
-                r"page allocation failure", re.I), "os:oom_killer", 2),
+                r"page allocation failure|" + OOM_VICTIM, re.I), "os:oom_killer", 2),
     (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|"
                 r"I/O error(?!:\s*$)(?!: .{0,200}\(os error (?!5\))\d+\))|\[Errno 5\] Input/output error", re.I),
      "os:storage", 2),  # EIO's strerror as Python raises it (OSError errno 5): the storage under the path failed;

@@ -17,13 +17,22 @@ The texts read (``os:sigkill``, a symptom; sources in docs/formats.md):
 - ModelArts: ``[Modelarts Service Log]Training end with return code: 137`` (and 247; Huawei Cloud "Training Job
   Process Exits Unexpectedly", modelarts_13_0074: "Exit code: 137 or 247 [...] The possible cause is that the
   memory overflows");
-- Kubernetes' container state: ``Exit Code:    137`` (128 + 9).
+- Kubernetes' container state: ``Exit Code:    137`` (128 + 9);
+- docker compose's status line for a container that ended, ``server-1 exited with code 137`` (v2, pkg/compose/
+  printer.go ``exited with code %d`` and ``... (restarting)``, printed after the container's name by cmd/formatter/
+  logs.go; v1's ``georchestra_smtp_1 exited with code 137``, compose/cli/log_printer.py ``wait_on_exit``). Only
+  137 is read: 143 (SIGTERM) is a stop asked for, 0 and a program's own codes are no signal (session 46).
 
 What killed it the line does not say. Huawei's ModelArts page above names host memory, but an operator's ``kill -9``,
 an eviction or preemption, a liveness probe, a timeout watchdog and a launcher stopping ranks that ignore SIGTERM send
 it too (CoreWeave's "What do training job exit codes 137, 139, and 143 mean?": "137 (SIGKILL: out of memory, a
 liveness probe kill, or a preemption)"). So the knowledge base gives ``os:sigkill`` an ambiguous role toward npu_oom
 only: alone it leans to the host's memory, any real evidence of a cause decides over it.
+
+A compose 137 is no more telling than Kubernetes': ``docker stop`` (and compose's stop on Ctrl+C or
+``--abort-on-container-exit``) sends SIGTERM, then SIGKILL after the grace period (10 s), so a main process that
+ignores SIGTERM (a PID 1 without a handler) ends with 137 on a stop asked for (georchestra/georchestra#1178: a Ctrl+C
+stop listing 143, 0 and 137 lines). The line cannot tell; the reading is the same ambiguous symptom.
 
 Not read: the launcher's own kill of the other ranks after one failed -- torchrun's ``Sending process N closing signal
 SIGTERM`` and ``Unable to shutdown process N via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL``
@@ -47,7 +56,8 @@ RE_SIGKILL = screened(
     r"|\bexits with return code = -9\b"  # DeepSpeed's launcher
     r"|\bis killed by signal: Killed\b"  # PyTorch's DataLoader worker
     r"|\bTraining end with return code: (?:137|247)\b"  # ModelArts
-    r"|^\s*Exit Code:\s+137\s*$")  # Kubernetes' container state (kubectl describe pod)
+    r"|^\s*Exit Code:\s+137\s*$"  # Kubernetes' container state (kubectl describe pod)
+    r"|^\s*[A-Za-z0-9][\w.-]*\s+exited with code 137(?: \(restarting\))?\s*$")  # docker compose's status line
 RE_KILL_RAISED = screened(r"\bDataLoader worker \(pid\(?s?\)? [\d, ]+\) is killed by signal: Killed\b"
                           r"|\bProcessExitedException\b.*\bterminated with signal SIGKILL\b")
 """The exception a Python caller sees for the kill itself (session 46, the lead): PyTorch's DataLoader raises
