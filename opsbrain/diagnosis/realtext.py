@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.fastre import fast_lines_with, fast_search
-from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
+from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE, RecoveredScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
@@ -307,12 +307,11 @@ class TextView:
         self.limit = limit
         self.first: list[tuple[str | None, int, str]] = []
         self.errors: list[tuple[str | None, int, str]] = []
-        self.failing = 0
-        """Error lines not stated at WARNING level (:data:`WARNING_STATED`)."""
+        self._failing: dict[tuple[str | None, int], tuple[bool, bool]] = {}
+        """Error lines not stated at WARNING level (:data:`WARNING_STATED`): whether each is a readout's field, and
+        whether it states the failure (:attr:`failing`, :meth:`fails_beyond`)."""
         self.stated: list[tuple[str | None, int, str]] = []
         """The failing lines that state the failure (:data:`FAILURE_STATED`)."""
-        self.readouts = [0, 0]
-        """Of the failing lines, and of the stated ones, how many are a readout's field (:meth:`fails_beyond`)."""
         self.near: list[tuple[str | None, int, str]] = []
         """The stated lines with the kept lines around them (:data:`NEAR_LINES` before and after each)."""
         self._recent: deque[tuple[str | None, int, str]] = deque(maxlen=NEAR_LINES)
@@ -324,8 +323,11 @@ class TextView:
         """(line, head) already looked at: looking again changes nothing (a line kept is seen, one left out is left
         out again, as the lists only grow) but :attr:`overflow`; a console repeats its lines thousands of times."""
         self.overflow = False
+        self._recovered: dict[str | None, RecoveredScan] = {}
 
     def __call__(self, line: str, file: str | None, line_no: int, head: str = "") -> None:
+        if "DCMI" in line and (back := self._recovered.setdefault(file, RecoveredScan()).step(line_no, line)):
+            self._retract({(file, n) for n in back})  # a failure the program recovered from (RecoveredScan)
         full = len(self.first) >= self.limit
         if full:  # past a paste's size only error lines are kept: the common line of a large log costs one search
             self.overflow = True
@@ -354,13 +356,10 @@ class TextView:
         if err:
             self.errors.append((file, line_no, text))
             if not (WARNING_STATED.search(head) or WARNING_STATED.match(text)):
-                self.failing += 1
-                readout = readout_line(text)
-                self.readouts[0] += readout
                 if FAILURE_STATED.search(head) or FAILURE_STATED.search(text):
                     self.stated.append(row)
-                    self.readouts[1] += readout
                     stated = True
+                self._failing[row[:2]] = (readout_line(text), stated)
         if len(self.near) < self.limit:
             if stated:
                 self.near.extend(self._recent)
@@ -372,6 +371,20 @@ class TextView:
                 self._after -= 1
             else:
                 self._recent.append(row)
+
+    def _retract(self, gone: set[tuple[str | None, int]]) -> None:
+        """The lines ``gone`` (file, line number) left out, as if never handed over."""
+        for rows in (self.first, self.errors, self.stated, self.near):
+            self._seen.difference_update(t for f, n, t in rows if (f, n) in gone)
+            rows[:] = [r for r in rows if r[:2] not in gone]
+        self._recent = deque((r for r in self._recent if r[:2] not in gone), maxlen=NEAR_LINES)
+        for key in gone:
+            self._failing.pop(key, None)
+
+    @property
+    def failing(self) -> int:
+        """How many error lines are not stated at WARNING level."""
+        return len(self._failing)
 
     @property
     def full(self) -> bool:
@@ -400,7 +413,8 @@ class TextView:
         """As :meth:`fails`, a status readout's field aside (``net health status: Socket failed``: a state a tool
         read, not a program saying it failed; :mod:`opsbrain.ingest.readouts`), for the readout cap
         (:mod:`opsbrain.diagnosis.statecap`; session 44, bundle44)."""
-        return len(self.stated) > self.readouts[1] if self.long else self.failing > self.readouts[0]
+        stated = [s for r, s in self._failing.values() if r]  # of the failing lines that are a readout's field
+        return len(self.stated) > sum(stated) if self.long else self.failing > len(stated)
 
     def lines(self) -> list[tuple[str | None, int, str]]:
         """The lines the model reads: an excerpt's whole (its first :attr:`limit`); a long input's stated lines and

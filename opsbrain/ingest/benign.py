@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from opsbrain.ingest.signal import Signal
 from opsbrain.lazyre import lazy_compile
 
 BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
@@ -47,7 +48,12 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"devlink|disk|MCE) errors\.\s*$|"
                     r"\berror: (?:Corrected|Deferred) error, no action required\., |"
                     r"^\s*This device does not support (?:querying |setting )?[\w -]{1,40}\.\s*$|"
-                    r"\bprofiler\.py: Failed to get acl to npu flow events\.")
+                    r"\bprofiler\.py: Failed to get acl to npu flow events\.|"
+                    r"^\s*import error: No module named '?triton(?:\.\w+)*'?\s*$|"
+                    r"^\s*(?:\[[\w.@:~/-]{1,80}\][#$]|[\w.-]+@[\w.-]+:\S*[#$]|[#$])?\s*(?:sudo\s+)?(?:\S*/)?ras-mc-ctl"
+                    r"(?:\s+--(?:summary|errors|error-count|vendor-platforms|since=\S+))+\s*$|"
+                    r"\bit takes more than \d+ seconds to generator\.__next__ new row, which might cause `GetNext` "
+                    r"timeout problem when sink_mode=True")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -212,7 +218,33 @@ torch_npu/profiler/analysis/prof_parse/_fwk_cann_relation_parser.py @d217d46d ``
 prof_common_func/_constant.py ``print_error_msg``) and goes on: "All profiling data parsed" follows (vllm-ascend#1210),
 the step ranges and the flow arrows are what is missing from the views. A gap in the profile, not the job's nor the
 device's failure (session 46, tester46e: that excerpt read framework_error 0.60 through the text fallback). The
-profiler's other errors keep their reading."""
+profiler's other errors keep their reading.
+Session 46 (fa46), three more of session 45's blind healthy set. torchao's optional Triton kernels: torchao/kernel/
+intmm.py (v0.8.0, v0.9.0; https://github.com/pytorch/ao/blob/v0.9.0/torchao/kernel/intmm.py) imports
+``torchao.kernel.intmm_triton`` in a ``try`` and on ``ImportError as e`` does ``print("import error:", e)`` ("On
+cpu-only builds might not be available") and sets ``intmm_triton = None``; every process that imports torchao (as
+torchtune does) then prints ``import error: No module named 'triton'`` on a host without Triton, an NPU host always, and
+goes on (v0.10.0 turned it into a warning, "Detected no triton, on systems without Triton certain kernels will not
+work"). Session 45, tester45d: a working torchtune LoRA DPO run on 2 NPUs (meta-pytorch/torchtune#2646) read
+config_error 0.72 from ``cfg:env``. Only that whole line: a raised ``ModuleNotFoundError: No module named 'triton'`` and
+the print for another module keep ``cfg:env``. rasdaemon's command line, ``[root@haumea:~]# ras-mc-ctl --errors`` (a
+prompt, ``sudo`` and a path allowed; the options ``--summary``, ``--errors``, ``--error-count``, ``--vendor-platforms``,
+``--since=DATE`` alone): the operator's query, whose ``--errors`` is the option's name (ras-mc-ctl's usage: ``--errors
+Shows the errors stored at the error database.``, mchehab/rasdaemon util/ras-mc-ctl.in @769593be); with the readout's
+empty tables and corrected records above, NixOS/infra#523 read framework_error 0.42 through the text fallback from that
+line alone. MindData's slow-generator hint, ``[WARNING] MD(...) [.../generator_op.cc:220] operator()] Bad performance
+attention, it takes more than 25 seconds to generator.__next__ new row, which might cause `GetNext` timeout problem when
+sink_mode=True. You can increase the parameter num_parallel_workers in GeneratorDataset / optimize the efficiency of
+obtaining samples in the user-defined generator function.`` (mindspore
+ccsrc/minddata/dataset/engine/datasetops/source/generator_op.cc, a ``MS_LOG(WARNING)`` when a ``__next__`` took over 25
+s, divided by the workers; the row is then used): MindSpore's data-processing debugging tutorial shows it in a run
+"actually going on, just slower" (mindspore-ai/docs @9e844dc6 tutorials/
+source_en/debug/error_analysis/minddata_debug.md); a performance hint. Its WARNING head keeps it from the failing lines
+when it is one line; pasted over three lines (session 45, tester45j's excerpt of that tutorial), its middle line, with
+"timeout" and no level, read framework_error 0.60 through the text fallback. The GetNext timeout it warns of,
+``RuntimeError: For 'GetNext', get data timeout. ...``, still reads; DataQueueOp's batch-time hints (``... to fetch a
+batch of data from dataset pipeline, which might result `GetNext` timeout problem``) are left as they were
+(blind44.yaml's faults hold one)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
@@ -258,3 +290,71 @@ COMPONENT_SELF: dict[str, tuple[str, str, str]] = {
 """Signal kinds of a monitoring component's own failures: kind -> (component, what failed, what to check). No class
 takes them (a job-level class would blame the job for its monitor's problem): a verdict whose only findings they are
 says so, as the vendor map gives the exporter's own entries no class (knowledge_base/vendor_map.yaml)."""
+
+
+DCMI_V1_FAILED = lazy_compile(r"\bFailed to initialize DCMI(?!\s+through either API)\b")
+"""gpustack-runtime's log line as its V1 ``dcmi_init`` fails (:class:`RecoveredScan`); the merged code's ``Failed to
+initialize DCMI through either API, ...`` (both refused) is no such line."""
+DCMI_EXCEPTION = lazy_compile(r"\bpydcmi\.DCMIError(?:_\w+)?: ")
+"""The exception line that ends that failure's traceback (``gpustack_runtime.detector.pydcmi.DCMIError_NotSupport:
+Not Supported``)."""
+DCMI_V2_RECOVERED = lazy_compile(r"\bInitialized DCMI through the V2 API, the V1 API being unavailable\b")
+"""gpustack-runtime's line once its V2 ``dcmiv2_init`` succeeded after the V1 call failed."""
+RECOVERED_SPAN = 40
+"""reason: the most lines from the V1 failure's log line to the V2 success line that are read as one attempt: the
+traceback of the call (9 lines in gpustack/runtime#20's run) and a few lines another thread may print between; a
+success further on is not this failure's recovery (a coarse bound, not fitted)."""
+
+
+class RecoveredScan:
+    """The lines of a program's failure it recovered from at once, by its own account, as it prints them: they give no
+    signal and are left out of the text the fallback reads (:class:`opsbrain.ingest.text.LineReader`,
+    :class:`opsbrain.diagnosis.realtext.TextView`). One such recovery is documented: gpustack-runtime's Ascend detector
+    (``AscendDetector.is_supported``, gpustack/runtime#20, merged: "implement DCMI V2 API support") calls
+    ``pydcmi.dcmi_init()`` first; a V2-only driver refuses the V1 entry point ("a probe result, not a verdict on the
+    hardware -- as the operator's DetectDcmiApiVersion treats it", the code's comment, citing MindCluster
+    ascend-common/devmanager/devmanager_common.go), and the detector then calls ``pydcmi.dcmiv2_init()`` and logs
+    ``Initialized DCMI through the V2 API, the V1 API being unavailable`` (the merged code as a fork holds it:
+    aiwantaozi/runtime @77fe1530 gpustack_runtime/detector/ascend.py). The PR's run (log level debug and
+    ``GPUSTACK_RUNTIME_LOG_EXCEPTION=1``, the only case in which ``debug_log_exception`` logs a caught exception with
+    its traceback, gpustack_runtime/logging.py) shows ``ERROR - Failed to initialize DCMI, loaded from libdcmi.so``, the
+    traceback ending ``gpustack_runtime.detector.pydcmi.DCMIError_NotSupport: Not Supported``, then that success line,
+    and goes on; the merged code prints the V1 failure only where V2 fails too ("on an A5 host a traceback here would
+    sit right above the V2 success line"), as ``Failed to initialize DCMI through either API, ...``, which stays a
+    failure. Session 45, tester45k: the run read config_error 0.60 from the traceback's words. Within one file, the V1
+    failure's line through its exception line (the line alone where no traceback follows) is recovered when the success
+    line comes within :data:`RECOVERED_SPAN` lines; without it, or before the failure, nothing is."""
+
+    def __init__(self) -> None:
+        self._open: tuple[int, int | None] | None = None
+        """The open failure: its log line's number, and its exception line's once read."""
+        self.lines: set[int] = set()
+        """The numbers of the lines recovered so far."""
+
+    def step(self, n: int, text: str) -> range:
+        """One line (number ``n``) of the file: the numbers of the lines a success on it recovered (an empty range
+        on any other line)."""
+        if "DCMI" not in text:
+            if self._open is not None and n - self._open[0] > RECOVERED_SPAN:
+                self._open = None
+            return range(0)
+        if DCMI_V1_FAILED.search(text):
+            self._open = (n, None)
+            return range(0)
+        if self._open is None or n - self._open[0] > RECOVERED_SPAN:
+            self._open = None
+            return range(0)
+        start, end = self._open
+        if end is None and DCMI_EXCEPTION.search(text):
+            self._open = (start, n)
+            return range(0)
+        if not DCMI_V2_RECOVERED.search(text):
+            return range(0)
+        self._open = None
+        back = range(start, (start if end is None else end) + 1)
+        self.lines.update(back)
+        return back
+
+    def kept(self, signals: list[Signal]) -> list[Signal]:
+        """``signals`` but those of a recovered line."""
+        return [s for s in signals if s.line_no not in self.lines] if self.lines else signals

@@ -32,6 +32,7 @@ from opsbrain.ingest.archive import (
     open_tree,
     with_nested,
 )
+from opsbrain.ingest.benign import RecoveredScan
 from opsbrain.ingest.chipmap import ChipMap, ChipMapScan
 from opsbrain.ingest.derive import TLS_STATES, fd_placed, section_placed, tls_mismatch, with_flaps
 from opsbrain.ingest.dirwalk import MAX_FILES, no_logs
@@ -234,6 +235,7 @@ class LineReader:
         optics = TransceiverScan()  # a module's lane power against the thresholds its dump prints (optread44)
         # a line written again in a row (two handlers on a logger, a tee pasted with its stream, a retry printed
         # a million times) is read once (repeats.fold_runs: the bundle reader's rule too)
+        recovered = RecoveredScan()  # a failure the program recovered from at once, by its own account (benign)
         for (n, raw), _copies in fold_runs(numbered, itemgetter(1)):
             if n == skip + BINARY_HEAD + 1 and self.stats.binary_lines - binary_before >= BINARY_HEAD // 2:
                 self.stats.not_read.append(f"{file or 'input'}: binary content (not text): not read after line "
@@ -246,6 +248,7 @@ class LineReader:
                 header = raw[4:-4].strip() or None
                 continue
             line, prefix = plain(raw)
+            recovered.step(n, line)
             self._beyond(optics.step(line, n), file, twin)
             ts, dated = parse_stamp(line, self._year)
             if ts is None and prefix:
@@ -290,7 +293,7 @@ class LineReader:
         if (binary_here := self.stats.binary_lines - binary_before) > 0:
             self.stats.not_read.append(f"{file or 'input'}: {binary_here} lines of binary content (not text)")
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
-        self._signals[first:] = section_placed(fd_placed(with_flaps(self._signals[first:])))
+        self._signals[first:] = section_placed(fd_placed(with_flaps(recovered.kept(self._signals[first:]))))
         # devices' switches sit in their own files
         if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):
             self._signals.extend(told)
