@@ -32,6 +32,7 @@ from opsbrain.ingest.parsers import (
     installer,
     kernel,
     kubelet,
+    llmdatadist,
     messages,
     mindcluster,
     mindie,
@@ -46,9 +47,9 @@ from opsbrain.lazyre import lazy_compile
 from opsbrain.multiscan import Screen, Wide, literal_pattern, re2_superset, superset_key, wide_literals, wide_union
 
 ORDER: tuple[Parser, ...] = (fdreport.parse, fdtoolkit.parse, twin.parse, monitor.parse, mindcluster.parse,
-                             sigkill.parse, messages.parse, mindie.parse, errnums.parse, dmi.parse, installer.parse,
-                             device.parse, kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse, cann.parse,
-                             kernel.parse, framework.parse)
+                             sigkill.parse, messages.parse, mindie.parse, llmdatadist.parse, errnums.parse, dmi.parse,
+                             installer.parse, device.parse, kubelet.parse, hccn.parse, kernel.parse_driver, hccl.parse,
+                             cann.parse, kernel.parse, framework.parse)
 """The FaultDiag report's rows come first: a row of the report's own words (a fault description naming a part)
 is fully explained by it, before a message or hardware parser reads the words as a log's. A monitoring component's
 own failure (:mod:`.monitor`) before the parsers that would read its error text as the job's. A process killed by
@@ -112,9 +113,9 @@ def _every_parser() -> screen.Group:
     """Every regex a parser keys on (each parser returns at once when the screen rules out all of its own), but for
     those that only qualify a signal another regex finds (``screened(..., context=True)``)."""
     rx = messages.catalog()[0]
-    groups = (fdreport._ANY, fdtoolkit._ANY, twin._ANY, monitor._ANY, mindcluster._ANY, mindie._ANY, errnums._ANY,
-              dmi._ANY, installer._ANY, device._ANY, kubelet._ANY, sigkill._ANY, hccn._ANY, kernel._ANY, hccl._ANY,
-              cann._ANY, framework._ANY)
+    groups = (fdreport._ANY, fdtoolkit._ANY, twin._ANY, monitor._ANY, mindcluster._ANY, mindie._ANY, llmdatadist._ANY,
+              errnums._ANY, dmi._ANY, installer._ANY, device._ANY, kubelet._ANY, sigkill._ANY, hccn._ANY, kernel._ANY,
+              hccl._ANY, cann._ANY, framework._ANY)
     # the driver parser's regexes are in no group of their own (kernel._ANY is the kernel parser's); before session
     # 38 the black box record and the exporter's failure were let through only by the CANN parser's broad
     # code-context regex ("code", "fail" anywhere)
