@@ -53,7 +53,9 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"^\s*(?:\[[\w.@:~/-]{1,80}\][#$]|[\w.-]+@[\w.-]+:\S*[#$]|[#$])?\s*(?:sudo\s+)?(?:\S*/)?ras-mc-ctl"
                     r"(?:\s+--(?:summary|errors|error-count|vendor-platforms|since=\S+))+\s*$|"
                     r"\bit takes more than \d+ seconds to generator\.__next__ new row, which might cause `GetNext` "
-                    r"timeout problem when sink_mode=True")
+                    r"timeout problem when sink_mode=True|"
+                    r"\bSystem clock wrong by -?\d+(?:\.\d+)? seconds, adjustment started\s*$|"
+                    r"\bchronyd\[\d+\]: Selected source [\w.:-]+(?: \([\w.-]+\))?\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -126,6 +128,12 @@ add_lora,cache_config,...,speculative_config not implemented in <vllm_ascend.v1.
 0xfffe673357e0>``. A warning about methods never called, not an operator or feature a job hit (session 43,
 tester43d: a healthy vllm-ascend serve log, shen-shanshan/cs-self-learning V1_Engine/Dev/log.md, read
 framework_error 0.61 from it alone).
+chronyd's notices as it corrects the host's clock: ``Selected source 81.19.96.148`` and ``System clock wrong by
+1721.913772 seconds, adjustment started`` (chrony logs an adjustment over its ``logchange`` threshold, 1 s by default,
+and slews the clock: chrony.conf(5) ``logchange``, https://chrony-project.org/doc/4.5/chrony.conf.html#logchange).
+Time sync doing its job after the clock was set by hand, "the expected behavior" (NethServer/dev#5062; session 46,
+tester46c: read config_error 0.60 by the text model). Not chrony's failures to synchronise (``Can't synchronise: no
+majority``, ``no selectable sources``): there the hosts' clocks may drift apart.
 Session 43, tester43f (Chinese-language sources), four notices of a run that goes on. torch_npu's process group,
 when ``HCCL_EXEC_TIMEOUT`` is longer than init_process_group's watchdog timeout, warns at its construction ``The
 HCCL execution timeout 1800000ms is bigger than watchdog timeout 300000ms which is set by init_process_group! The

@@ -54,15 +54,37 @@ process %d (%s), now anon-rss:...`` (oom_reap_task_mm). Both are printed for the
 ``__oom_kill_process`` is called by ``oom_kill_process`` and ``oom_kill_memcg_member`` (the memory cgroup's group
 kill), the reaper reaps only tasks ``wake_oom_reaper`` queued from those paths. A log that kept the victim's line and
 not the one before it (a grep for ``Killed``, a rate-limited header) reads as the OOM killer too."""
+MODULE_REFUSED = (r"\bcould not insert (?:module \S+|'[^']+'): (?:Invalid module format|Exec format error|"
+                  r"Unknown symbol in module)|: version magic '[^']*' should be '|"
+                  r": disagrees about version of symbol \w|: Unknown symbol \w+ \(err -?\d+\)")
+"""The kernel refusing a module built for another kernel, as it refuses the Ascend driver's modules when DKMS did not
+rebuild them (session 46, tester46c): ``%s: version magic '%s' should be '%s'`` (kernel/module/main.c check_modinfo,
+-ENOEXEC), ``%s: disagrees about version of symbol %s`` (kernel/module/version.c check_version), ``%s: Unknown symbol
+%s (err %d)`` (kernel/module/main.c simplify_symbols: a symbol no loaded module exports), and the loader's report of
+the refusal (kmod: ``insmod: ERROR: could not insert module xdma.ko: Invalid module format``, ``... Unknown symbol in
+module``; modprobe's ``could not insert '8723bu': Exec format error``, strerror(ENOEXEC);
+https://github.com/torvalds/linux/blob/v6.6/kernel/module/main.c). The module and the running kernel do not match:
+a setting of the host (``cfg:env``, as the Ascend installer's own vermagic check, :mod:`.installer`), fixed by
+rebuilding the module against the running kernel's headers (lwfinger/rtl8723bu#153, Xilinx/dma_ip_drivers#47).
+insmod's other refusals (``File exists``: the module is loaded already) are no such mismatch."""
 KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
     (screened(r"hard LOCKUP", re.I), HARD_LOCKUP, 2),
+    # the workqueue watchdog (kernel/workqueue.c wq_watchdog_timer_fn, ``BUG: workqueue lockup - pool cpus=2 node=0
+    # flags=0x1 nice=0 stuck for 171s!``): a worker pool made no progress past workqueue.watchdog_thresh, the host
+    # stopping as under a soft lockup (openEuler 21.09 hung at boot with it, AmpereComputing ampere-lts-kernel#71)
     (screened(r"soft lockup|Watchdog detected (?:soft|core) LOCKUP|rcu_sched detected stall|"
-                r"rcu.*self-detected stall", re.I), "os:lockup", 2),
-    (screened(r"hung_task|blocked for more than \d+ seconds", re.I), "os:hung_task", 2),
+                r"rcu.*self-detected stall|BUG: workqueue lockup - pool", re.I), "os:lockup", 2),
+    # not the report's advice line, ``"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.``
+    # (kernel/hung_task.c check_hung_task, printed under each report): read, it counted every hung task twice and
+    # stood as evidence of one (session 46, tester46c: sonic-net/sonic-buildimage#4822's four reports read seven)
+    (screened(r"hung_task(?!_timeout_secs)|blocked for more than \d+ seconds", re.I), "os:hung_task", 2),
     (screened(r"PCIe Bus Error.*(?:Fatal|Uncorrected)|AER:.*(?:Uncorrected|Fatal)|pcie.*link down|"
                 r"Surprise Down|pciehp.*Link Down", re.I), "os:pcie_fatal", 2),
-    (screened(r"PCIe Bus Error.*Corrected|AER:.*Corrected", re.I), "os:pcie_ce", 1),
+    # Linux 6.8 prints the spec's "Correctable" for "Corrected" (and "Uncorrectable" for "Uncorrected", which the row
+    # above reads by its "Fatal"): "PCI/AER: Use 'Correctable' and 'Uncorrectable' spec terms for errors",
+    # https://lore.kernel.org/linux-pci/20231206224231.732765-2-helgaas@kernel.org/
+    (screened(r"PCIe Bus Error.*Correct(?:ed|able)\b|AER:.*Correct(?:ed|able)\b", re.I), "os:pcie_ce", 1),
     (screened(r"multi[- ]?bit ecc|multi ecc err|uncorrect\w* (?:ecc|memory|error)|\bUCE\b|UE memory|SEA exception|"
                 r"memory_failure|Memory failure|" + EDAC_REPORT + r"UE\b", re.I), "ecc:uce", 2),
     (screened(r"(?<!" + CPER_SINGLE_BIT + r")single[- ]?bit ecc|(?<!un)correctable (?:ecc|memory)|\bCE memory|"
@@ -77,6 +99,7 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
     # N)" (safetensors) with N not 5 (EIO; 95 EOPNOTSUPP, 28 ENOSPC are read by their own texts), or the wrapper
     # ending its line before the detail (kernel lines go on: ", dev sda", " on dev"; session 46, tester46d)
     (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIGSEGV received", re.I), "os:segfault", 2),
+    (screened(MODULE_REFUSED, re.I), "cfg:env", 2),
 )
 DRV_KINDS: tuple[tuple[Screened, str], ...] = (
     (screened(r"Heartbeat lost|heart beat lost|device .*(?:is )?dead|device.*abnormal", re.I), "drv:heartbeat_lost"),
