@@ -2,7 +2,8 @@
 
 A status command prints what it finds now: ``hccn_tool -i N -link -g`` the port's ``link status: DOWN``,
 ``-net_health -g`` ``net health status: Receive timeout``, ``-optical -g`` ``present : not present`` or a lane's
-``Rx Los Flag : 0xff``, the Ascend 950's ``-dev_info`` port table a ``DOWN`` row, ``npu-smi info`` a Health column
+``Rx Los Flag : 0xff``, ``-ping -g`` ``3 packets transmitted, 0 received, 100.00% packet loss`` (session 46), the
+Ascend 950's ``-dev_info`` port table a ``DOWN`` row, ``npu-smi info`` a Health column
 other than OK, npu-exporter's page the gauges that repeat them (``npu_chip_info_link_status 0``). The ingestion layer
 gives each its signal (:mod:`opsbrain.ingest.parsers.hccn`, :mod:`~opsbrain.ingest.parsers.device`,
 :mod:`opsbrain.ingest.exporterpage`), the same kinds the events of the same facts give (``hccn:down`` is also the
@@ -29,7 +30,7 @@ import re
 from collections.abc import Callable
 
 from opsbrain.ingest.parsers.device import RE_SMI_HEALTH
-from opsbrain.ingest.parsers.hccn import RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS, RE_PORT_TABLE
+from opsbrain.ingest.parsers.hccn import RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS, RE_PING_LOST, RE_PORT_TABLE
 from opsbrain.ingest.signal import Signal
 from opsbrain.lazyre import lazy_compile
 
@@ -45,7 +46,8 @@ RE_GAUGE = lazy_compile(r"^\s*npu_chip_info_(?:link|network|health)_status\b")
 READOUT_KINDS = frozenset({"hccn:down", "hccn:net_health_fail", "hccn:optical_absent", "hccn:optical_loss",
                            "smi:warning", "smi:alarm", "smi:critical", "smi:abnormal", "smi:unknown"})
 """The kinds a readout gives (the same kinds may come from an event's line: :func:`is_readout` reads the line)."""
-_FIELDS = (RE_LINK_FIELD, RE_HEALTH_FIELD, RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS, RE_PORT_TABLE, RE_SMI_HEALTH, RE_GAUGE)
+_FIELDS = (RE_LINK_FIELD, RE_HEALTH_FIELD, RE_OPTICAL_ABSENT, RE_OPTICAL_LOSS, RE_PORT_TABLE, RE_SMI_HEALTH, RE_GAUGE,
+           RE_PING_LOST)
 
 
 def readout_line(text: str) -> bool:

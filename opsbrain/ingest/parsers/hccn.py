@@ -29,6 +29,13 @@ A ``DOWN`` row is ``hccn:down`` of that NPU (the port is not kept); an ``UP`` ro
 NPU-wide ``hccn:up`` from one port would read as the recovery of another (session 40, review40b)."""
 RE_LINK = screened(r"link status\s*:\s*(UP|DOWN)", re.I)
 RE_HEALTH = screened(r"net health status\s*:\s*(.+?)\s*$", re.I)
+"""``hccn_tool -i N -net_health -g``'s answer, ``net health status: %s`` with the status words of
+hicann/driver@ef377e950a32b1641c108c59481e39e9643b7d63 src/custom/network/hccn/ascend910B/hccn_tool/tool_ops.c
+(``g_net_health_status``: Success, Socket fail, Receive timeout, Unreachable, Time exceeded, Fault, Init, Thread error,
+Detect ip set, Unknown). A word other than Success and Init that reaches the parser is a failure of the NPU's probe
+of its detect address; ``Unreachable`` and ``Time exceeded`` reach it since session 46 (no gate word let them
+through); ``Detect ip set`` and ``Unknown`` still pass no gate word and give no signal (their meaning is not
+documented)."""
 RE_DASH_I = screened(r"-i\s+(\d+)", context=True)  # which device a found state is of
 RE_SET_DOWN = screened(r"hccn_tool\s.*-link\s+-s\s+down\b")
 """An operator's own command that disables the port (``hccn_tool -i N -link -s down``; the MindCluster elastic-training
@@ -45,6 +52,15 @@ mindxdlFDUG021.html): ``present : not present`` (no module in the port) and the 
 (loss of signal), ``Rx LoL Flag`` (loss of lock), one bit a lane as the module's CMIS / SFF-8636 flags are kept. A
 port without a module, or whose lanes get no light or lose lock, cannot hold its link; a zero bitmap says all lanes
 are well."""
+RE_PING_LOST = screened(r"^\s*\d+ packets transmitted, 0 received, 100\.00% packet loss\s*$")
+"""``hccn_tool -i N -ping -g address <peer device IP>``'s summary when no answer came back: the RoCE network between
+the NPU and that peer is not connected (MindCluster FAQ, https://gitcode.com/Ascend/mind-cluster/issues/377, from
+docs/zh/scheduling/07_references/03_faq.md: "如果显示以下提示信息：3 packets transmitted, 0 received, 100.00% packet
+loss，说明RoCE网络是有问题的"; the HCCL guide's "Device网络不通" case checks the same way, hcclug_000055). The same
+fact ``-net_health -g`` reports as ``Unreachable`` for its detect address (HDK hccn_tool reference, status 3), read as
+``hccn:net_health_fail`` of the NPU the command names (session 46, tester46f). hccn_tool prints the loss with two
+decimals and nothing after it (``3 packets transmitted, 3 received, 0.00% packet loss`` when answered, a MindIE
+deployment checklist's example); iputils' host ping (``100% packet loss, time 2052ms``) is not this check."""
 RE_DEV_ID = screened(r"dev_id:\s*(\d+)|device-(\d+)", context=True)
 RE_NOT_PRESET = screened(r"\bGet (?:ipconf|ip|gateway) failed, because no (?:ip|gateway) was preset there!")
 """``hccn_tool -i N -ip -g`` / ``-gateway -g`` on an NPU whose RoCE address or gateway was never configured
@@ -107,6 +123,9 @@ def parse(ctx: LineCtx) -> bool:
         return True
     if (m := RE_OPTICAL_LOSS.search(text)) and int(m.group(1), 16):
         ctx.add("hccn:optical_loss", ctx.npu(), 2, device=ctx.device())
+        return True
+    if RE_PING_LOST.search(text):  # the NPU the ping command names (the summary line names none)
+        ctx.add("hccn:net_health_fail", ctx.npu(), 2, device=ctx.device())
         return True
     if (m := RE_HEALTH.search(text)) and m.group(1).lower() not in ("success", "init"):
         dev = int(d.group(1)) if (d := RE_DASH_I.search(text)) else ctx.device()
