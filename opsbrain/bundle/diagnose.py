@@ -39,6 +39,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
     _text_per_incident,
     _vendor_at_roots,
     _vendor_verdict,
+    lead,
     primary_order,
 )
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
@@ -148,8 +149,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     assert every is not None  # (scan_bundle's read always has it)
     _text_per_incident(incidents, out_incs, where, lines, hits, engine, every, sigs)
     rank = primary_order(incidents, out_incs, set(names))  # an untied switch trap below a tied link fault
-    primary = _cause_first(max(out_incs, key=lambda i: (i["id"] not in old, rank[i["id"]], i["errors"],
-                                                        -i["opened_at_s"]), default=None), out_incs)
+    primary = _cause_first(lead(out_incs, old, rank), out_incs)  # ties of error lines: the most severe class
     documented = _clearest_documented(incidents, out_incs, engine) if primary and _abstained(primary) else None
     if documented is not None:
         primary = documented
@@ -308,7 +308,7 @@ def _cause_first(primary: dict[str, Any] | None, out_incs: list[dict[str, Any]])
     if primary is None or _class_of(primary) not in WAITING:
         return primary
     cause = earlier_cause(primary["opened_at_s"], ((i["opened_at_s"], _class_of(i), i) for i in out_incs
-                                                   if i is not primary))
+                                                   if i["id"] != primary["id"]))  # (primary: maybe a copy)
     if cause is None or not cause.get("diagnosis"):
         return primary
     why = waited_on(f"incident {primary['id']}", _class_of(primary), "this incident",

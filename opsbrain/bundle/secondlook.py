@@ -254,3 +254,41 @@ def primary_order(incidents: list[Any], out_incs: list[dict[str, Any]], hosts: s
     L1 side's link_down at gz-a3-r07-n36, one error)."""
     tied = any(_tied_link(inc, hosts) for inc in incidents)
     return {row["id"]: 0 if tied and _untied(inc, hosts) else 1 for inc, row in zip(incidents, out_incs, strict=True)}
+
+
+def _level(row: dict[str, Any]) -> tuple[int, str]:
+    """An incident's class's MindCluster handling level in the knowledge base and its rank, 0/1/2 for ``info`` /
+    ``warning`` / ``critical`` (:mod:`opsbrain.severity`'s words: needs no handling / a look or a degraded run / a
+    re-run or a chip out; an abstention or a class without a level is ``warning``: a person has to triage)."""
+    from opsbrain.kb.compiled import compiled_kb
+    from opsbrain.severity import BY_LEVEL, SEVERITIES
+
+    level = str(getattr(compiled_kb().classes.get(_class_of(row)), "handling", "") or "")
+    return SEVERITIES.index(BY_LEVEL.get(level, "warning")), level or "no level"
+
+
+def lead(out_incs: list[dict[str, Any]], old: set[str], rank: dict[str, int]) -> dict[str, Any] | None:
+    """The incident the verdict reports first, before the cause-first and second looks: not an attempt's before a
+    restart that failed again (``old``), then :func:`primary_order`'s rank, then the most error lines, then (session
+    46) the most severe class by its handling level (:func:`_level`), then the earliest. Equal error counts went to
+    the earliest incident alone, so a twin bundle of an aging optic led with a background flap two hours earlier (two
+    error lines each; the flap's class, dirty_connector, needs no handling: "no action for a single blip"). The
+    level only breaks ties: the incident a job's failure joined has more error lines and still leads, and between
+    faults of one severity word the earliest leads, as ascend-fd's knowledge graph orders its faults (first
+    occurrence first: kg_diag_job.py ``_root_cause_sort_func``). The chosen row is a copy that says which earlier
+    incident of as many error lines it was put before; every incident stays listed."""
+    if not out_incs:
+        return None
+
+    def ahead(i: dict[str, Any]) -> tuple[bool, int, int]:
+        return i["id"] not in old, rank[i["id"]], i["errors"]
+
+    chosen = max(out_incs, key=lambda i: (*ahead(i), _level(i)[0], -i["opened_at_s"]))
+    first = max(out_incs, key=lambda i: (*ahead(i), -i["opened_at_s"]))
+    if first is chosen or not chosen.get("diagnosis"):
+        return chosen
+    (low, was), (_high, now) = _level(first), _level(chosen)
+    needs = "needs no handling" if low == 0 else "is less severe"
+    why = (f"incident {first['id']} ({_class_of(first)}) opened earlier with as many error lines ({first['errors']}), "
+           f"but its class {needs} ({was}; this incident's: {now}): this one leads, {first['id']} stays listed")
+    return {**chosen, "diagnosis": {**chosen["diagnosis"], "evidence": [*chosen["diagnosis"].get("evidence", []), why]}}
