@@ -66,11 +66,15 @@ the failure, not the failure's words."""
 WARNING_STATED = lazy_compile(_TAGS + r"\[WARN(?:ING)?\]|^\s*WARN(?:ING)?\b|\bWARN(?:ING)?\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
                             r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$"
                             r"|^\s*\[W(?:\d{3,4} [\d:.]+)?\s*[\w.-]+:\d+\]"
-                            r"|^\S+\.py:\d+: (?:User|Deprecation|Future|Runtime|Resource|Pending)?Warning: ")
+                            r"|^\S+\.py:\d+: (?:User|Deprecation|Future|Runtime|Resource|Pending)?Warning: "
+                            r"|^\s*warnings\.warn(?:_explicit)?\(")
 """A line (or the head a paste put before it) stated at WARNING level, in the shapes of :data:`BELOW_WARNING`, and
 PyTorch's ``TORCH_WARN`` head (c10's ``[W compiler_depend.ts:133] Warning: ...``, torch_npu's ``Device do not support
 double dtype now``) and Python's warnings module line (``.../storage.py:38: UserWarning: TypedStorage is
-deprecated``; session 30, tester Z's healthy run read framework_error 0.60 from such lines). c10's head dates
+deprecated``; session 30, tester Z's healthy run read framework_error 0.60 from such lines) with the source line
+that module echoes indented below it, the ``warnings.warn(...)`` call (CPython Lib/warnings.py
+``_formatwarnmsg_impl``; session 46, tester46h: MindSpeed's ``warnings.warn("Currently, it is not supported to Cast
+shard fp32 main params to fp8 model params")`` in a resumed Pod's log read framework_error 0.60). c10's head dates
 the line as month * 100 + day with no zero padding (pytorch/pytorch c10/util/Logging.cpp, ``MessageLogger``:
 ``(timeinfo->tm_mon + 1) * 100 + timeinfo->tm_mday``), so January to September give three digits: ``[W701
 15:18:55.475521766 socket.cpp:207]`` (sgl-project/sglang#29853) as well as ``[W1020 17:16:14.043165378

@@ -333,11 +333,17 @@ INFO_KINDS = ("mem:oom", "train:nan")
 parser on such a line is a step the program reports, not a failure: MindCluster's components log ``[INFO] ...
 devmanager.go:134    get card list from dcmi reset timeout is 60`` on a normal start (upgrade guide,
 container-manager), and a startup banner prints ``LD_LIBRARY_PATH`` or ``ASCEND_HOME_PATH`` without anything missing."""
-RE_WARNING = lazy_compile(r"^\s*(?:\[rank\d+\]:)?\[W[ \d]|\bWarning: (?!EZ|EE|EI|EL|EH|EJ)")
+RE_WARNING = lazy_compile(r"^\s*(?:\[rank\d+\]:)?\[W[ \d]|\bWarning: (?!EZ|EE|EI|EL|EH|EJ)"
+                          r"|^\s*(?:\[rank\d+\]:\s*)?\S+\.py:\d+: \w*Warning: |^\s*warnings\.warn(?:_explicit)?\(")
 """A warning as torch_npu / glog print it (``[W compiler_depend.ts:26] Warning: ...``): a kernel falling back to
 AI CPU or an unsupported dtype converted is a warning, not the cause of a failure. A version mismatch is still one
 when printed as a warning (Paddle-Lite's ``[W ...] CANN version mismatch. The build version is 5.1.0, but the
-current environment version is 5.1.2``, Paddle-Lite#10514: the cause of the failed inference)."""
+current environment version is 5.1.2``, Paddle-Lite#10514: the cause of the failed inference). Python's warnings
+module line as well, ``{filename}:{lineno}: {category}: {message}`` and the source line it echoes indented below it,
+most often the ``warnings.warn(...)`` call itself (CPython Lib/warnings.py ``_formatwarnmsg_impl``): MindSpeed's
+``.../fp8_utils.py:11: UserWarning: Currently, it is not supported to Cast shard fp32 main params to fp8 model
+params`` in the log of a rescheduled Pod that resumed and trains on (MindCluster resumable-training guide, session
+46, tester46h: read framework_error 0.66 from ``op:unsupported``)."""
 _ANY = group_of(globals())
 
 
