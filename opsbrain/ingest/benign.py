@@ -55,7 +55,13 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\bit takes more than \d+ seconds to generator\.__next__ new row, which might cause `GetNext` "
                     r"timeout problem when sink_mode=True|"
                     r"\bSystem clock wrong by -?\d+(?:\.\d+)? seconds, adjustment started\s*$|"
-                    r"\bchronyd\[\d+\]: Selected source [\w.:-]+(?: \([\w.-]+\))?\s*$")
+                    r"\bchronyd\[\d+\]: Selected source [\w.:-]+(?: \([\w.-]+\))?\s*$|"
+                    r"\bstream_executor/(?:platform/default/dso_loader\.cc:\d+\] Could not load dynamic library "
+                    r"'lib(?:cuda|cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvinfer|nvinfer_plugin)"
+                    r"\.so[\d.]*'|cuda/cuda_driver\.cc:\d+\] failed call to cuInit: |cuda/cuda_diagnostics\.cc:\d+\] "
+                    r"kernel driver does not appear to be running on this host \([^()]*\): /proc/driver/nvidia/version "
+                    r"does not exist)|"
+                    r"\[GePlugin\] can not find Environment variable : JOB_ID\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -252,7 +258,21 @@ when it is one line; pasted over three lines (session 45, tester45j's excerpt of
 "timeout" and no level, read framework_error 0.60 through the text fallback. The GetNext timeout it warns of,
 ``RuntimeError: For 'GetNext', get data timeout. ...``, still reads; DataQueueOp's batch-time hints (``... to fetch a
 batch of data from dataset pipeline, which might result `GetNext` timeout problem``) are left as they were
-(blind44.yaml's faults hold one)."""
+(blind44.yaml's faults hold one). Session 46, tester46i: TensorFlow's CUDA probe,
+which TF 1.15 (the TF Adapter's, npu_bridge) runs at session start on every host: ``Could not load dynamic library
+'libcuda.so.1'; dlerror: ...`` (stream_executor/platform/default/dso_loader.cc, the CUDA libraries only), ``failed
+call to cuInit: UNKNOWN ERROR (303)`` (stream_executor/cuda/cuda_driver.cc ``InternalInit``, which then calls
+``Diagnostician::LogDiagnosticInformation``) and its INFO line ``kernel driver does not appear to be running on this
+host (HOST): /proc/driver/nvidia/version does not exist`` (stream_executor/cuda/cuda_diagnostics.cc,
+https://github.com/tensorflow/tensorflow/blob/0f4829a13fc9669ac67c4fc69668f67a24e9692d/tensorflow/stream_executor/
+cuda/cuda_diagnostics.cc): no NVIDIA GPU on an NPU host, the graph runs on the NPU. The committed NPU training logs of
+Ascend ModelZoo-TensorFlow ports print them and train on (CPC_ID0921 cpc_npu.log, PCN_ID0997 run.log); both read
+config_error 0.49 from ``cfg:env`` and ``drv:api_error``. The same loader failing on an Ascend library
+(``libascendcl.so``) keeps its reading. The TF Adapter's ``[GePlugin] can not find Environment variable : JOB_ID``
+(tf_adapter/util/ge_plugin.cc ``GePlugin::Init``, a warning when JOB_ID is unset, after which it leaves the job id
+empty and goes on to GEInitialize; https://github.com/Ascend/tensorflow/blob/027d64c832dcf081de238fe93dfc8fc1e8a92c7a/
+tf_adapter/util/ge_plugin.cc): printed at each start on a bare host outside a scheduler, PCN_ID0997's among them (it
+read config_error 0.78 from it once the CUDA lines were read as harmless)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
