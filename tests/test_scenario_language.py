@@ -141,7 +141,7 @@ def test_a_fault_fires_during_a_recovery_and_after_another_fault() -> None:
 def test_triggers_refer_to_existing_jobs_and_faults_without_cycles() -> None:
     bad = with_faults({"at": {"event": "checkpoint_write_start", "workload": "serve"}, "kind": "link_down",
                        "target": LINK})
-    assert "spec.faults[0].at: 'serve' is not a training workload" in errors(bad)[0]
+    assert "spec.faults[0].at.workload: 'serve' is not a training workload" in errors(bad)[0]
     loop = with_faults({"at": {"event": "fault_start", "fault": 1}, "kind": "link_down", "target": LINK},
                        {"at": {"event": "fault_start", "fault": 0}, "kind": "link_down", "target": LINK})
     assert "cycle" in errors(loop)[0]
@@ -314,7 +314,7 @@ def test_what_a_run_would_silently_drop_is_refused_before_it() -> None:
     assert any("takes the paper's 32 nodes" in e for e in errors(data))
     data = with_faults({"at": 600, "kind": "link_down", "target": LINK}, {"at": 600, "kind": "link_down",
                                                                           "target": LINK})
-    assert any("faults[1] repeats faults[0]" in e for e in errors(data))
+    assert any("spec.faults[1]: repeats faults[0]" in e for e in errors(data))
     data = base()
     data["spec"]["topology"] = {"pods": 1, "spares": 2}
     data["spec"]["initial_state"] = {"spares_taken": ["pod0/node47", "pod0/node47"]}

@@ -107,9 +107,13 @@ def build_causes(workload: Any, fault_events: dict[str, list[float]], touched: d
 
 def unit_drops(history: list[dict[str, Any]], onset: float, mine: Callable[[float], bool]) -> dict[str, float]:
     """The instances of an inference service whose drop (up -> out: down, hung, restarting, stalled) at or after
-    ``onset`` a fault owns (``mine`` of the drop's time), each with the time of its first such drop."""
+    ``onset`` a fault owns (``mine`` of the drop's time), each with the time of its first such drop. A history that
+    begins at or after the onset (a fault at t=0) is read as if every instance it ever shows up had been up just
+    before it (session 46, newuser46: an instance out from the start was no drop, so not the fault's)."""
     out: dict[str, float] = {}
     prev: set[str] | None = None
+    if history and history[0]["t"] >= onset - EPS:
+        prev = set().union(*(s.get("instances_up") or [] for s in history))
     for s in history:
         up = set(s.get("instances_up") or [])
         if prev is not None and s["t"] >= onset - EPS:

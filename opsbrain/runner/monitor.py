@@ -63,6 +63,19 @@ def model_value(sim: Simulation, probe: Probe) -> float | None:
     return float(hist[0][1]) if hist else None
 
 
+def served_fault_free(w: Any) -> float:
+    """An inference service's decode tokens/s at its start had nothing failed, from its model: its demand then,
+    at most its fault-free capacity (served = min(demand, capacity); its lost tokens are counted against that
+    demand). 0.0 for a workload that states neither. Session 46 (newuser46): a fault at t=0 left the service no
+    fault-free reading, so its dip was measured against 0: ttr 0.0, "recovered before detection", its loss
+    unattributed."""
+    hist = w.rate_history() if getattr(w, "kind", None) == "inference" else []
+    capacity = getattr(w, "capacity_req_s", None)
+    if not hist or capacity is None:
+        return 0.0
+    return float(min(hist[0]["demand_tokens_per_s"], capacity * w.p.output_tokens))
+
+
 def usable_baseline(probe: Probe, value: float | None) -> bool:
     """A baseline must be finite, and a rate metric's must be above 0 (0 means the workload was not running)."""
     return value is not None and math.isfinite(value) and (value > 0 or probe.metric not in RATE_METRICS)
@@ -145,13 +158,14 @@ class Monitor:
 
     def baseline_at_s_rate(self) -> dict[str, float]:
         """Each workload's fault-free service rate: read at the baseline time or the last moment before the first
-        fault, whichever is sooner; a training job's model nominal when no fault-free moment was run."""
+        fault, whichever is sooner; when no fault-free moment was run, the model's: a training job's nominal, an
+        inference service's :func:`served_fault_free`."""
         t = self.fault_free_t(self.params.baseline_at_s)
         out = {}
         for name, w in self.sim.workloads.items():
             rate = float(w.throughput_at(t)) if t is not None else 0.0
             hist = getattr(w, "nominal_rates", None)
-            out[name] = rate if rate > 0 or not hist else float(hist[0][1])
+            out[name] = rate if rate > 0 else float(hist[0][1]) if hist else served_fault_free(w)
         return out
 
     def hypothesis(self) -> str:

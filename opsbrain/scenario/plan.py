@@ -153,9 +153,11 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
                                 file=file, path=f"spec.initial_state.spares_taken[{k}]")
     if spec.noise_scale != 1.0:
         params = params.model_copy(update={"noise": scaled_noise(params.noise, spec.noise_scale)})
+    states = initial_states(sc, topo, file)
+    if bad := expectation_errors(sc, topo, file):
+        raise bad[0]
     return Plan(sc, seed, policy or spec.policy, topo, params, placements, [n for n in spares if n not in taken],
-                timeline, workload_params, triggered=triggered,
-                initial_state=initial_states(sc, topo, file))
+                timeline, workload_params, triggered=triggered, initial_state=states)
 
 
 NOISE_RATES = ("hbm_ce_per_day", "hbm_ce_bursts_per_day", "flap_per_link_day", "crc_per_link_day")
@@ -197,6 +199,13 @@ def initial_states(sc: Scenario, topo: Topology, file: str) -> list[dict[str, An
     return out
 
 
+def expectation_errors(sc: Scenario, topo: Topology, file: str) -> list[ScenarioError]:
+    """Each expectation whose ``component`` names no part of the topology: the diagnosis's component is compared
+    with it as written, so the run could only fail it (session 46, newuser46: ``pod0/node99`` was accepted)."""
+    return [ScenarioError(f"no component {e.component!r}", file=file, path=f"spec.expectations[{k}].component")
+            for k, e in enumerate(sc.spec.expectations) if e.component is not None and not topo.exists(e.component)]
+
+
 def plan_errors(sc: Scenario, file: str) -> list[ScenarioError]:
     """The plan's errors: the first the plan meets, and, where that is a fault's, every other fault's target or
     selector that does not resolve (five bad targets took five rounds of validate-and-fix)."""
@@ -206,6 +215,8 @@ def plan_errors(sc: Scenario, file: str) -> list[ScenarioError]:
         if exc.path and exc.path.startswith("spec.faults["):
             faults = list(enumerate(sc.spec.faults))
             return [exc, *(e for e in fault_target_errors(faults, sc.spec.topology.pods, file) if e.path != exc.path)]
+        if exc.path and exc.path.startswith("spec.expectations["):  # every such expectation, not the first only
+            return expectation_errors(sc, Topology.build(SimParams().topology, sc.spec.topology.pods), file)
         return [exc]
     return []
 

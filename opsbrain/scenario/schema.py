@@ -391,8 +391,8 @@ class Spec(Strict):
             if getattr(f, "target", None) is not None and isinstance(f.at, int | float):
                 key = (getattr(f, "kind", None), f.target, float(f.at))
                 if key in seen:
-                    yield (f"faults[{i}] repeats faults[{seen[key]}] (the same kind, target and time): one fault "
-                           "cannot start twice at once")
+                    yield (f"faults[{i}]: repeats faults[{seen[key]}] (the same kind, target and time): one fault "
+                           "cannot start twice at once")  # its item's path (session 46: it said 'spec:')
                 seen.setdefault(key, i)
             if (late := late_fault(i, f.at, self.duration)) is not None:
                 yield late
@@ -455,7 +455,9 @@ def _check_fault_links(faults: list[Any], workloads: dict[str, str]) -> Iterator
     for i, f in enumerate(faults):
         t = f.trigger
         if t is not None and t.workload is not None and workloads.get(t.workload) != "training":
-            yield f"faults[{i}].at: {t.workload!r} is not a training workload of this scenario"
+            jobs = ", ".join(w for w, kind in workloads.items() if kind == "training") or "none"
+            yield (f"faults[{i}].at.workload: {t.workload!r} is not a training workload of this scenario "
+                   f"(training workloads: {jobs})")
         if t is not None and t.fault is not None:
             if t.fault >= n or t.fault == i:
                 yield f"faults[{i}].at.fault: {other(i, t.fault)}"
