@@ -101,7 +101,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     may = r.may if keep is not None else _candidates(texts, matcher)
     # the parsers read only the kept lines where their gate may occur (the matcher's anchors keep many others)
     sigs, where = signals_of(lines, r.placement, narrow_to_gate(texts, may), real_nodes(r.report["workers"]),
-                             r.chips, r.optics)
+                             r.chips, r.optics, r.recovered)
     from opsbrain.diagnosis.vendorlevel import imported_levels, levelled
 
     levels = imported_levels(matcher)

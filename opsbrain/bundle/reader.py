@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -66,6 +67,7 @@ from opsbrain.bundle.zones import file_zone, plan
 from opsbrain.errors import InputError
 from opsbrain.ingest import Signal, parse_job_event
 from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
+from opsbrain.ingest.benign import recovered_in
 from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.derive import restatements_dropped, section_placed
 from opsbrain.ingest.hostnames import unnamed_root
@@ -174,6 +176,8 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         for f in files:
             if f.optical and f.kind.kind not in (L.MANIFEST_KIND, L.RANK_TABLE, L.ENV_TABLE):
                 self._optical(f)  # (its bytes name a module's answer: ingest.transceivers.may_hold)
+            if f.recovers:  # (its bytes name DCMI: ingest.benign.may_recover) the lines --logs reads as recovered
+                self.recovered.update((f.rel, n) for n in recovered_in(f.stream(), f.line_no))
             f.release()
         later: list[_File] = []
         seq = 0
@@ -235,6 +239,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         out.report["limits"] = [*out.report["limits"], *zone_notes]
         out.ranks = ranks.table()
         out.optics = self.optics
+        out.recovered = self.recovered
         return out
 
     def _probe_zone(self, f: _File) -> None:
@@ -265,14 +270,17 @@ class _Reader(TimedFiles, StateFiles, Assembly):
 # ---- signals (the ingestion layer) ----------------------------------------------------------------------------
 def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may: list[bool] | None = None,
                real: frozenset[str] = frozenset(), chips: Mapping[str, ChipMap] | None = None,
-               optics: Mapping[tuple[str, int], Beyond] | None = None) -> tuple[list[Signal], dict[int, int]]:
+               optics: Mapping[tuple[str, int], Beyond] | None = None,
+               recovered: AbstractSet[tuple[str, int]] = frozenset()) -> tuple[list[Signal], dict[int, int]]:
     """Signals of the lines in order, and signal (by id) -> index of its line. ``may``: per line, False where no
     parser can find a signal (a block scan the caller ran); by default :func:`may_signal` of the lines. ``real``:
     the node ids the reader gave real hosts (:func:`real_nodes`), whose lines the twin's conventions do not read:
     their device ids are as written unless ``chips`` (:attr:`BundleRead.chips`) holds the host's numbering as its
     npu-smi output shows it (on Atlas A3 an id is a die's logical id, session 38). ``optics``
     (:attr:`BundleRead.optics`): the lines that print an optical lane beyond its module's thresholds, whose signals
-    :func:`opsbrain.ingest.transceivers.power_signal` gives, as under ``--logs``."""
+    :func:`opsbrain.ingest.transceivers.power_signal` gives, as under ``--logs``. ``recovered``
+    (:attr:`BundleRead.recovered`): (file, line) of the lines of a failure its program recovered from, which give no
+    signal, as under ``--logs`` (:class:`opsbrain.ingest.benign.RecoveredScan`)."""
     chips = chips or {}
     sigs: list[Signal] = []
     where: dict[int, int] = {}
@@ -292,6 +300,8 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
             got = parse_job_event(ln.job[0], ln.job[1], ln.job[2], ln.t, placement,
                                   twin=chips.get(host, False) if host in real else None)
         elif may is None or may[k]:
+            if recovered and (ln.file, ln.line) in recovered:
+                continue
             host = "/".join(ln.origin.split("/")[:2]) if ln.origin else None
             got = parse(ln.text, ln.t, ln.origin, ln.source, ln.level,
                         twin=chips.get(host, False) if host in real else None)

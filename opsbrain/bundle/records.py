@@ -67,6 +67,10 @@ class BundleRead:
     """(file, line as written) -> the optical lanes that line printed beyond its module's thresholds
     (:mod:`opsbrain.ingest.transceivers`, the scanner ``--logs`` runs too): :func:`~opsbrain.bundle.reader.signals_of`
     gives their signals; each such line has a record in :attr:`lines`."""
+    recovered: set[tuple[str, int]] = field(default_factory=set)
+    """(file, line as written) of the lines of a failure its program recovered from at once, by its own account
+    (:class:`opsbrain.ingest.benign.RecoveredScan`, the rule ``--logs`` reads by too): :func:`~opsbrain.bundle.reader.
+    signals_of` gives them no signal."""
     chips: dict[str, ChipMap] = field(default_factory=dict)
     """A real host's (its node id's) device numbering as its npu_info files' npu-smi output shows it
     (:mod:`opsbrain.ingest.chipmap`, session 38); a host without such output is not here (its ids as written)."""
@@ -123,6 +127,7 @@ class ReaderState:
         self.chip_scans: dict[str, ChipMapScan] = {}  # node -> its npu_info files' npu-smi tables (ingest.chipmap)
         self.optics: dict[tuple[str, int], Beyond] = {}  # (file, line as written) -> a lane beyond (transceivers)
         self.optic_files: set[str] = set()  # the files with such a line: each of their lines gets a record
+        self.recovered: set[tuple[str, int]] = set()  # (file, line as written) of a recovered failure (benign)
         self.dated: list[Dated] = []
         self.minutes: dict[str, int | None] = {}  # BlockStamps' minutes, shared by the files of the bundle
         self.skipped = scan.skipped

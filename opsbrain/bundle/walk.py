@@ -39,6 +39,7 @@ from opsbrain.ingest.archive import (
     group_parts,
     with_nested,
 )
+from opsbrain.ingest.benign import may_recover
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
 from opsbrain.ingest.plainscan import plain_all
 from opsbrain.ingest.repeats import Folds, fold_bytes
@@ -64,6 +65,7 @@ class _File:
     index: int = -1  # its place among the bundle's files (the reader's: records of the lines it keeps no record of)
     ascii: bool = False  # packed, and every byte of it ASCII (known as it was packed)
     optical: bool = False  # its bytes may hold an optical module's answer (ingest.transceivers.may_hold)
+    recovers: bool = False  # its bytes may hold a failure its program recovered from (ingest.benign.may_recover)
 
     def line_no(self, k: int) -> int:
         """Line ``k`` of :attr:`lines` (1-based): its number in the file as written."""
@@ -166,6 +168,7 @@ class _Content(NamedTuple):
     folds: Folds | None = None
     ascii: bool = False  # packed, every byte ASCII
     optical: bool = False  # ingest.transceivers.may_hold of its bytes
+    recovers: bool = False  # ingest.benign.may_recover of its bytes
 
 
 PACK_LEVEL = 1
@@ -393,8 +396,8 @@ class _Scan:
                 note = "; ".join(x for x in (note, f"{holes} run(s) of NUL bytes (the writes a crash lost) read as "
                                              "line breaks") if x)
         note = "; ".join(x for x in (e.note, note) if x) or None  # e.note: a .tgz read as the one text it holds
-        return _Got(e.rel, None, self.prepare(data)._replace(folds=folds or None, optical=may_hold(data)), note,
-                    group=e.group)
+        return _Got(e.rel, None, self.prepare(data)._replace(folds=folds or None, optical=may_hold(data),
+                                                              recovers=may_recover(data)), note, group=e.group)
 
     def prepare(self, data: bytes | bytearray) -> _Content:
         """A file's bytes as lines (colour codes, container or collector heads taken off, as from pasted text), and
@@ -439,7 +442,7 @@ class _Scan:
             self.refuse(rel, "binary content, not a text log: not read")
             return
         self.files.append(_File(rel, kind, c.lines, c.packed, c.plain, c.prefixes, c.folds, ascii=c.ascii,
-                                optical=c.optical))
+                                optical=c.optical, recovers=c.recovers))
         if c.lines is not None and not any(ln.strip() for ln in c.lines):  # (a packed file is large: never empty)
             self.empty.append(rel)
         if kind.tag == L.UNNAMED_CONSOLE:

@@ -4,6 +4,7 @@ layer's parsers) and are left out of the text the fallback reads (:class:`opsbra
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 from opsbrain.ingest.signal import Signal
 from opsbrain.lazyre import lazy_compile
@@ -337,11 +338,12 @@ success further on is not this failure's recovery (a coarse bound, not fitted)."
 class RecoveredScan:
     """The lines of a program's failure it recovered from at once, by its own account, as it prints them: they give no
     signal and are left out of the text the fallback reads (:class:`opsbrain.ingest.text.LineReader`,
-    :class:`opsbrain.diagnosis.realtext.TextView`). One such recovery is documented: gpustack-runtime's Ascend detector
-    (``AscendDetector.is_supported``, gpustack/runtime#20, merged: "implement DCMI V2 API support") calls
-    ``pydcmi.dcmi_init()`` first; a V2-only driver refuses the V1 entry point ("a probe result, not a verdict on the
-    hardware -- as the operator's DetectDcmiApiVersion treats it", the code's comment, citing MindCluster
-    ascend-common/devmanager/devmanager_common.go), and the detector then calls ``pydcmi.dcmiv2_init()`` and logs
+    :class:`opsbrain.diagnosis.realtext.TextView`; the bundle reader through :func:`recovered_in`). One such recovery
+    is documented: gpustack-runtime's Ascend detector (``AscendDetector.is_supported``, gpustack/runtime#20, merged:
+    "implement DCMI V2 API support") calls ``pydcmi.dcmi_init()`` first; a V2-only driver refuses the V1 entry point
+    ("a probe result, not a verdict on the hardware -- as the operator's DetectDcmiApiVersion treats it", the code's
+    comment, citing MindCluster ascend-common/devmanager/devmanager_common.go), and the detector then calls
+    ``pydcmi.dcmiv2_init()`` and logs
     ``Initialized DCMI through the V2 API, the V1 API being unavailable`` (the merged code as a fork holds it:
     aiwantaozi/runtime @77fe1530 gpustack_runtime/detector/ascend.py). The PR's run (log level debug and
     ``GPUSTACK_RUNTIME_LOG_EXCEPTION=1``, the only case in which ``debug_log_exception`` logs a caught exception with
@@ -386,3 +388,21 @@ class RecoveredScan:
     def kept(self, signals: list[Signal]) -> list[Signal]:
         """``signals`` but those of a recovered line."""
         return [s for s in signals if s.line_no not in self.lines] if self.lines else signals
+
+
+def may_recover(data: bytes | bytearray) -> bool:
+    """Whether a file's bytes may hold a failure :class:`RecoveredScan` reads as recovered (each of its lines names
+    DCMI): one search in C, the bundle walk's cue to run :func:`recovered_in` over the file's lines."""
+    return b"DCMI" in data
+
+
+def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
+    """The numbers of the lines of one file, given in order, that :class:`RecoveredScan` finds recovered (``line_no``:
+    line k's number in the file as written, k from 1; default k): the rule ``--logs``' reader applies as it reads
+    (:meth:`opsbrain.ingest.text.LineReader.feed`), for a reader that holds a file's lines (the bundle reader,
+    :mod:`opsbrain.bundle.reader`: their signals are dropped, session 46)."""
+    scan = RecoveredScan()
+    for k, text in enumerate(lines, 1):
+        if "DCMI" in text:  # (the scan's other lines only close an open failure, as its next DCMI line does too)
+            scan.step(line_no(k) if line_no is not None else k, text)
+    return scan.lines
