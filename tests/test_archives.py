@@ -421,7 +421,7 @@ def test_logs_bomb_stops_at_the_expansion_limit(how: str, tmp_path: Path, monkey
     """A few KiB of gzip that inflate to millions of short lines (a file, a plain member of a .tar.gz, or stdin) are
     parsed only up to MAX_EXPANSION times the bytes given (past the floor), and the stop is stated: the 4 GiB total
     alone would let a 4 MB .gz keep ``diagnose --logs`` parsing for most of an hour (review, session 11)."""
-    import opsbrain.ingest.text as T
+    import opsbrain.ingest.bytelines as T  # (the module whose limits the walk reads)
 
     monkeypatch.setattr(T, "EXPANSION_FLOOR", 1 << 20)
     text = b"E0000 x\n" * (1 << 20)  # 8 MiB of lines, ~650:1 under gzip -9
@@ -453,7 +453,7 @@ def test_logs_bomb_stops_at_the_expansion_limit(how: str, tmp_path: Path, monkey
 def test_logs_archive_limits_are_one_line_each_and_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Files past MAX_FILES in an archive are one not-read line (not one per member), so the archive's own limit
     (MAX_MEMBERS) stays among the lines the answer shows (as_dict keeps 20)."""
-    import opsbrain.ingest.text as T
+    import opsbrain.ingest.bytelines as T  # (the module whose limits the walk reads)
 
     monkeypatch.setattr(T, "MAX_FILES", 5)
     monkeypatch.setattr(T, "MAX_MEMBERS", 30)

@@ -126,7 +126,7 @@ def test_nested_archives_in_a_logs_directory(tmp_path: Path) -> None:
 
 def test_nested_archives_share_the_member_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An archive inside over MAX_INNER_BYTES as stored is listed, not read; its limit is stated."""
-    import opsbrain.ingest.text as T
+    import opsbrain.ingest.bytelines as T  # (the module whose limits the walk reads)
 
     monkeypatch.setattr(T, "MAX_INNER_BYTES", 64)
     _sigs, stats = ingest_path(str(nested(tmp_path)))

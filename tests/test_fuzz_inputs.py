@@ -247,7 +247,7 @@ def _zip_of_lines(path: Path, mb: int, level: int) -> Path:
 
 def test_zip_bombs_are_read_to_their_bounds(work: Path) -> None:
     """A zip whose member inflates to 70 MiB (~250 KB given, past 200:1): ``--logs`` stops at its expansion bound
-    (64 MiB, ingest.text.EXPANSION_FLOOR) and says so, also inside a tar.gz; one whose member inflates past the
+    (64 MiB, ingest.bytelines.EXPANSION_FLOOR) and says so, also inside a tar.gz; one whose member inflates past the
     bundle's 512 MiB per-file bound: ``--bundle`` refuses that member by name and answers. Within the time bound."""
     from click.testing import CliRunner
 

@@ -1,5 +1,5 @@
 """``watch`` and ``sweep --source commands`` read compressed files and archives through the reader of
-``diagnose --logs`` (:func:`opsbrain.ingest.text.read_members`), not as plain text (session 12)."""
+``diagnose --logs`` (:func:`opsbrain.ingest.bytelines.read_members`), not as plain text (session 12)."""
 
 from __future__ import annotations
 

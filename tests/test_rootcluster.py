@@ -489,7 +489,7 @@ def test_workers_are_named_from_where_their_paths_differ() -> None:
 
 def test_an_archive_without_a_top_folder_names_its_workers_as_the_bundle_reader_does() -> None:
     # ``tar czf job.tgz worker-0 worker-1`` (no top folder): --logs labels a member ``job.tgz:worker-0/...``
-    # (opsbrain.ingest.text.read_members); the bundle reader names the worker ``worker-0``. A ':' in a directory's
+    # (opsbrain.ingest.bytelines.read_members); the bundle reader names the worker ``worker-0``. A ':' in a directory's
     # own name (an address with its port) is no archive's
     from opsbrain.ingest.workers import shared_head
 

@@ -20,7 +20,7 @@ LEAD = "no fault class, but found"
 
 
 def with_symptoms(d: dict[str, Any], stats: dict[str, Any]) -> None:
-    """Put the input's symptoms (``stats["symptoms"]``, :class:`opsbrain.ingest.text.TextStats`) into an answer
+    """Put the input's symptoms (``stats["symptoms"]``, :class:`opsbrain.ingest.bytelines.TextStats`) into an answer
     without a class (``d``, a diagnosis dict): in place of "no fault found" where nothing else was found, after its
     evidence where signals no class explains were; an answer with a class keeps them in its notes only."""
     said = [str(x) for x in stats.get("symptoms") or []]

@@ -15,7 +15,7 @@ from opsbrain.ingest.trees import LINK_NOT_FOLLOWED, printable
 
 
 class HasNotRead(Protocol):
-    """What the walk reports into (:class:`opsbrain.ingest.text.TextStats`)."""
+    """What the walk reports into (:class:`opsbrain.ingest.bytelines.TextStats`)."""
 
     not_read: list[str]
 

@@ -308,7 +308,7 @@ def unarchived(name: str) -> str:
 
 def _segments(worker: str) -> list[str]:
     """A worker's path cut after each ``/`` and after an archive's name and its ``:`` (``--logs`` labels an archive's
-    member ``<archive>:<member>``, :func:`opsbrain.ingest.text.read_members`); each piece keeps its separator."""
+    member ``<archive>:<member>``, :func:`opsbrain.ingest.bytelines.read_members`); each piece keeps its separator."""
     out: list[str] = []
     for part in worker.split("/"):
         name, sep, rest = part.partition(":")

@@ -2,7 +2,7 @@
 
 Layout: ``DIR/<host>/<any file>`` (one sub-directory per host, its name the host as the ingestion layer writes
 it), or files directly in ``DIR`` for one unnamed host. A file may be compressed (gzip, bzip2, xz) or an archive
-(tar, compressed or not, zip), read as ``diagnose --logs`` reads it (:func:`opsbrain.ingest.text.read_members`): an
+(tar, compressed or not, zip), read as ``diagnose --logs`` reads it (:func:`opsbrain.ingest.bytelines.read_members`): an
 archive stands for its members at its own place (``DIR/all.tar.gz`` holding ``node3/npu-smi.txt`` is host
 ``node3``'s; ``DIR/node3/out.tar.gz`` holding ``npu-smi.txt`` too). Each file holds one or more command outputs (see
 :mod:`opsbrain.ingest.commands`). The collection time is the newest file's modification time: re-collect into
