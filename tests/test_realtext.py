@@ -225,7 +225,7 @@ def test_the_raw_copy_of_the_text_model_serves_the_parsed_weights_bit_for_bit(tm
 def test_a_raw_copy_made_under_another_format_is_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Review 36: the cache is named by the file's digest alone, so a copy written while the file's format was read
     must not serve it once the code reads another format (the JSON path then refuses the file: no model)."""
-    import opsbrain.diagnosis.realtext as rt
+    import opsbrain.diagnosis.textmodel as rt  # (the module whose format load_model reads)
 
     load_model.cache_clear()
     assert load_model(MODEL_FILE, tmp_path) is not None  # the copy written under this format

@@ -7,7 +7,8 @@ they were written from). A tf-idf + multinomial logistic regression learned from
 threads' conclusions) generalises better to a later harvest: trained on the dev excerpts of earlier parts and scored
 on later ones it agrees 0.54-0.63 (firm/likely), and engine-then-text beats the engine alone on every later part
 (docs/validation.md, session 16). It is fitted by :mod:`opsbrain.kb.realtext_fit` on the dev split only (a test
-excerpt raises) and served here from a JSON file in plain Python (no scikit-learn, scipy or numpy).
+excerpt raises) and served from a JSON file in plain Python (no scikit-learn, scipy or numpy) by
+:mod:`opsbrain.diagnosis.textmodel` (split from here in session 46; its names are importable from here as before).
 
 It answers only when the engine abstains, only a class of :data:`ANSWERABLE`, only at a top probability of
 :data:`THRESHOLD` or more, at a confidence capped at :data:`CONFIDENCE_CAP`, and only when the input holds no hardware
@@ -17,19 +18,23 @@ for its class, with their line numbers."""
 
 from __future__ import annotations
 
-import contextlib
-import json
-import math
 import re
-from array import array
-from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Mapping
-from contextvars import ContextVar
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
+from opsbrain.diagnosis.textmodel import (  # noqa: F401 - re-exported: the served model's names
+    CACHE_PREFIX,
+    FORMAT,
+    MODEL_FILE,
+    RawVocab,
+    TextModel,
+    load_model,
+    model_from_doc,
+    served_model,
+    serving,
+)
 from opsbrain.fastre import fast_lines_with, fast_search
 from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE, RecoveredScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
@@ -37,8 +42,6 @@ from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
 
-MODEL_FILE = Path(__file__).resolve().parents[2] / "knowledge_base" / "model" / "realtext.json"
-FORMAT = 1
 MAX_VIEW_LINES = 300
 """reason: a pasted excerpt (2-60 lines in the corpus) is read whole; past 300 distinct lines only the lines with an
 error word (:data:`ERROR_WORDS`) are looked at, and 300 of them kept: bounded time and memory on any input. (A long
@@ -166,134 +169,6 @@ SECOND_OPINION_AT = 0.4
 (a second opinion against an answer needs more than an answer where there is none); in the simulation above, 0.5
 instead of 0.4 changed 15 answers, +7 -6 (below 0.55), no better per change."""
 EVIDENCE_LINES = 3
-
-
-@dataclass(frozen=True)
-class TextModel:
-    classes: tuple[str, ...]
-    intercept: tuple[float, ...]
-    vocab: Mapping[str, tuple[float, tuple[float, ...]]]  # token -> (idf, coefficient per class)
-    meta: dict[str, Any]
-
-    def proba(self, tokens: list[str]) -> list[float]:
-        """scikit-learn's ``predict_proba`` of the fitted (TfidfVectorizer(sublinear_tf, l2), LogisticRegression)."""
-        counts = Counter(t for t in tokens if t in self.vocab)
-        x = {t: (1.0 + math.log(n)) * self.vocab[t][0] for t, n in counts.items()}
-        norm = math.sqrt(sum(v * v for v in x.values())) or 1.0
-        logits = list(self.intercept)
-        for t, v in x.items():
-            coef = self.vocab[t][1]
-            for k in range(len(logits)):
-                logits[k] += v / norm * coef[k]
-        top = max(logits)
-        ex = [math.exp(z - top) for z in logits]
-        s = sum(ex)
-        return [e / s for e in ex]
-
-    def weight(self, tokens: list[str], cls: str) -> float:
-        """How much one line's tokens count for ``cls`` (idf times coefficient, each distinct token once)."""
-        k = self.classes.index(cls)
-        return sum(self.vocab[t][0] * self.vocab[t][1][k] for t in set(tokens) if t in self.vocab)
-
-
-def model_from_doc(doc: dict[str, Any]) -> TextModel:
-    classes = tuple(str(c) for c in doc["classes"])
-    vocab = {str(t): (float(idf), tuple(float(c) for c in coef)) for t, idf, coef in doc["vocab"]}
-    if any(len(c) != len(classes) for _i, c in vocab.values()) or len(doc["intercept"]) != len(classes):
-        raise ValueError("text model arrays do not match its classes")
-    return TextModel(classes, tuple(float(v) for v in doc["intercept"]), vocab, dict(doc.get("meta") or {}))
-
-
-@lru_cache(maxsize=4)
-def load_model(path: Path = MODEL_FILE, cache_dir: Path | None = None) -> TextModel | None:
-    """The shipped text model, or None when it is absent or not of this format (the fallback is then off).
-    ``cache_dir``: where its weights are kept raw for the next process (default: the data directory's cache; the
-    parsed weights are the same, and reading them there saves ~25 ms of JSON floats a diagnosis: session 36)."""
-    import hashlib
-
-    from opsbrain import rawcache
-    from opsbrain.kb.compiled import cache_path
-
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
-    digest = hashlib.sha256(raw).hexdigest()
-    where = rawcache.path_for(cache_dir or cache_path().parent, CACHE_PREFIX, digest)
-    if (got := rawcache.read(where, digest)) is not None:
-        with contextlib.suppress(KeyError, TypeError, ValueError, IndexError):
-            return _from_raw(*got)
-    try:
-        doc = json.loads(raw)
-        if doc.get("format") != FORMAT:
-            return None
-        model = model_from_doc(doc)
-    except (ValueError, KeyError, TypeError):
-        return None
-    rawcache.store(where, digest, *_to_raw(model))
-    return model
-
-
-CACHE_PREFIX = "text-model-"
-_SERVED: ContextVar[TextModel | None] = ContextVar("opsbrain_served_text_model", default=None)
-
-
-@contextlib.contextmanager
-def serving(model: TextModel) -> Iterator[None]:
-    """Within the block, :func:`answer` reads with ``model`` in place of the shipped one: the cross-fitted
-    evaluation (:mod:`opsbrain.kb.crossfit`) scores each dev excerpt with a model fitted without its fold."""
-    token = _SERVED.set(model)
-    try:
-        yield
-    finally:
-        _SERVED.reset(token)
-
-
-def _to_raw(model: TextModel) -> tuple[dict[str, Any], dict[str, array[float]]]:
-    """The header and weights of a raw copy of ``model`` (:mod:`opsbrain.rawcache`): per token its idf, then its
-    coefficients, as doubles (the parsed floats, bit for bit)."""
-    weights = array("d")
-    for idf, coef in model.vocab.values():
-        weights.append(idf)
-        weights.extend(coef)
-    head = {"format": FORMAT, "classes": list(model.classes), "intercept": list(model.intercept),
-            "tokens": list(model.vocab), "meta": model.meta}
-    return head, {"weights": weights}
-
-
-def _from_raw(head: dict[str, Any], arrays: dict[str, array[float]]) -> TextModel:
-    """The model of a raw copy made by this format's reader (ValueError for another's: a copy written before
-    :data:`FORMAT` changed would serve a file the JSON path now refuses; review 36)."""
-    if head.get("format") != FORMAT:
-        raise ValueError(f"raw text model of format {head.get('format')!r}, not {FORMAT}")
-    classes = tuple(str(c) for c in head["classes"])
-    w, k = arrays["weights"], len(classes) + 1
-    tokens = head["tokens"]
-    if len(w) != k * len(tokens) or len(head["intercept"]) != len(classes):
-        raise ValueError("raw text model does not match its classes")
-    vocab = RawVocab(w, k, {t: i for t, i in zip(tokens, range(0, len(w), k), strict=True)})
-    return TextModel(classes, tuple(float(v) for v in head["intercept"]), vocab, dict(head["meta"]))
-
-
-class RawVocab(Mapping[str, tuple[float, tuple[float, ...]]]):
-    """A text model's vocabulary over its raw weights: a token's (idf, coefficients) made when it is looked up (a
-    diagnosis looks up the few dozen tokens of its input, not the 5,000 of the model)."""
-
-    def __init__(self, weights: array[float], row: int, at: dict[str, int]) -> None:
-        self._w, self._row, self._at = weights, row, at
-
-    def __getitem__(self, token: str) -> tuple[float, tuple[float, ...]]:
-        i = self._at[token]
-        return self._w[i], tuple(self._w[i + 1:i + self._row])
-
-    def __contains__(self, token: object) -> bool:
-        return token in self._at
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._at)
-
-    def __len__(self) -> int:
-        return len(self._at)
 
 
 MAX_DONE = 100_000
@@ -453,7 +328,7 @@ def answer(view: TextView, model: TextModel | None = None, kinds: Iterable[str] 
     as the model was fitted: :func:`opsbrain.kb.texttokens.signal_tokens`) point to, or None (no model, no line, a
     class not answerable, below the threshold). The cited lines are those whose words weigh most. The hardware gate is
     the caller's (:func:`hardware_free`)."""
-    model = model if model is not None else (_SERVED.get() or load_model())
+    model = model if model is not None else served_model()
     lines = view.lines()
     if model is None or not lines:
         return None
