@@ -16,7 +16,6 @@ import pytest
 
 from opsbrain.bundle import diagnose_bundle, scan_bundle
 from opsbrain.bundle.layout import BundleParams
-from opsbrain.bundle.reader import signals_of
 from opsbrain.diagnosis.oneclick import diagnose_logs
 from tests.test_false_alarms46 import GPUSTACK, V2_LINE
 
@@ -31,9 +30,9 @@ def _bundle(root: Path, text: str) -> Path:
     return root
 
 
-def _kinds(root: Path, params: BundleParams | None = None) -> set[str]:
-    r = scan_bundle(root, params)
-    return {s.kind for s in signals_of(r.lines, r.placement, recovered=r.recovered)[0]}
+def _kinds(root: Path, engine: Any, params: BundleParams | None = None) -> set[str]:
+    """The signal kinds of the bundle's incidents, as ``diagnose --bundle`` reports them."""
+    return {k for inc in diagnose_bundle(root, engine, params=params)["incidents"] for k in inc["kinds"]}
 
 
 def _classes(root: Path, engine: Any) -> tuple[str | None, str | None]:
@@ -42,10 +41,12 @@ def _classes(root: Path, engine: Any) -> tuple[str | None, str | None]:
 
 
 @pytest.mark.parametrize("packed", [False, True])
-def test_a_recovered_dcmi_block_gives_no_signal_in_a_bundle(tmp_path: Path, packed: bool) -> None:
+def test_a_recovered_dcmi_block_gives_no_signal_in_a_bundle(tmp_path: Path, engine: Any, packed: bool) -> None:
     root = _bundle(tmp_path, GPUSTACK)
     params = BundleParams(hold_text_bytes=0) if packed else None  # a packed file's lines, read as a stream
-    assert not _kinds(root, params) & FAILED
+    assert not _kinds(root, engine, params) & FAILED
+    r = scan_bundle(root, params)
+    assert {(ln.file, ln.line) for ln in r.lines if "DCMIError_NotSupport" in ln.text} <= r.recovered
 
 
 def test_bundle_and_logs_agree_on_the_recovered_block(tmp_path: Path, engine: Any) -> None:
@@ -55,6 +56,6 @@ def test_bundle_and_logs_agree_on_the_recovered_block(tmp_path: Path, engine: An
 
 def test_the_failure_without_its_v2_success_still_reads_both_ways(tmp_path: Path, engine: Any) -> None:
     root = _bundle(tmp_path, GPUSTACK.replace(V2_LINE + "\n", ""))
-    assert _kinds(root) >= FAILED
+    assert _kinds(root, engine) >= FAILED
     bundle, logs = _classes(root, engine)
     assert bundle == logs and bundle not in ("unknown", None), (bundle, logs)
