@@ -58,14 +58,16 @@ RE_SIGKILL = screened(
     r"|\bTraining end with return code: (?:137|247)\b"  # ModelArts
     r"|^\s*Exit Code:\s+137\s*$"  # Kubernetes' container state (kubectl describe pod)
     r"|^\s*[A-Za-z0-9][\w.-]*\s+exited with code 137(?: \(restarting\))?\s*$")  # docker compose's status line
-RE_KILL_RAISED = screened(r"\bDataLoader worker \(pid\(?s?\)? [\d, ]+\) is killed by signal: Killed\b"
-                          r"|\bProcessExitedException\b.*\bterminated with signal SIGKILL\b")
+RE_KILL_RAISED = screened(r"\bDataLoader worker \(pid\(?s?\)? [\d, ]+\) is killed by signal: Killed\.?\s*$"
+                          r"|\bProcessExitedException: process \d+ terminated with signal SIGKILL\s*$")
 """The exception a Python caller sees for the kill itself (session 46, the lead): PyTorch's DataLoader raises
 ``RuntimeError: DataLoader worker (pid N) is killed by signal: Killed.`` when it finds a worker ended by a signal
 (torch/csrc/DataLoader.cpp, ``_error_if_any_worker_fails``), torch.multiprocessing raises ``ProcessExitedException:
 process 1 terminated with signal SIGKILL`` (spawn.py). The exception is the report of the kill, not a failure of the
 program's own: the line is fully explained by ``os:sigkill`` and its ``RuntimeError`` is not read again as a
-program's error (which would count the one event twice, once for the generic software class)."""
+program's error (which would count the one event twice, once for the generic software class). Only where the
+exception ends the line (spawn.py's message is ``process %d terminated with signal %s``): what a line holds after it (a
+code, another writer's message) is read by the other parsers as before (session 46, review46)."""
 RE_OOMKILLED = screened(r"\bOOMKilled\b")
 """Kubernetes' reason for a container the memory cgroup's OOM killer ended (``Reason: OOMKilled``, ``test 0/1
 OOMKilled 0 1m``; OpenShift "Diagnosing an OOM kill"): explicit, the kernel's OOM killer (``os:oom_killer``)."""
