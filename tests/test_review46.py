@@ -99,3 +99,11 @@ def test_a_v2_success_past_the_window_recovers_nothing() -> None:
     assert "Failed to initialize DCMI" in excerpt_view(late)
     near = GPUSTACK.replace(V2_LINE + "\n", (filler + "\n") * 5 + V2_LINE + "\n")
     assert "drv:api_error" not in {s.kind for s in ingest_text(near)[0]}
+
+
+def test_an_llm_datadist_status_adds_to_the_exceptions_reading() -> None:
+    """tester46g's parser returns False so that the framework parser still reads the exception; no test held it."""
+    # vllm-ascend#2900 (as tests/test_ingest_llmdatadist_status.py cites it)
+    line = ("(Worker_DP0_TP4_EP4 pid=852061) llm_datadist.status.LLMException: [link] failed, error code is "
+            "LLMStatusCode.LLM_LINK_FAILED, {5: 0, 21: 1}.")
+    assert {"msg:comm", "py:LLMException"} <= set(kinds(line))
