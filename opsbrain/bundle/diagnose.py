@@ -43,6 +43,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
     primary_order,
 )
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
+from opsbrain.diagnosis.primcap import primary_capped
 from opsbrain.diagnosis.rootdevice import DEVICE_NOTE
 from opsbrain.diagnosis.rootswitch import name_switch
 from opsbrain.diagnosis.statecap import readout_capped, readouts_only
@@ -208,6 +209,7 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         J.other_jobs(diagnosis, r.ranks, chosen, placed, engine, now, names)
     attempts = J.say_attempt(diagnosis, job, nth)
     readout_capped(diagnosis, placed, failed)  # a state alone is a symptom (diagnosis.statecap; as under --logs)
+    primary_capped(diagnosis, placed, _verdict_signals(incidents, primary, sigs))  # (diagnosis.primcap; as --logs)
     if (note := chip_named(diagnosis["root"], table)) is not None:
         diagnosis["evidence"].append(note)  # the root cluster's name and the verdict's: one device
     from opsbrain.diagnosis.oneclick import with_component_self

@@ -28,6 +28,7 @@ from opsbrain.diagnosis.hostplace import on_workers
 from opsbrain.diagnosis.jobs import busiest_job, jobs_listed, other_jobs, say_attempt
 from opsbrain.diagnosis.knowledge import load_vendor_rules, vendor_mapping
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
+from opsbrain.diagnosis.primcap import primary_capped
 from opsbrain.diagnosis.realtext import TextView
 from opsbrain.diagnosis.rootdevice import DEVICE_NOTE, placed_device
 from opsbrain.diagnosis.rootswitch import name_switch
@@ -301,6 +302,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         out["root_cluster"] = mr
         apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)
     readout_capped(out, sigs, view is not None and view.fails_beyond())  # a state alone is a symptom (session 44)
+    primary_capped(out, sigs, own)  # no documented sign of the class, another's present (session 46)
     with_component_self(out, sigs, lambda s: s.host)
     with_symptoms(out, stats)
     if out["fault_class"] != UNKNOWN and not out["evidence_lines"]:
