@@ -62,7 +62,10 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\.so[\d.]*'|cuda/cuda_driver\.cc:\d+\] failed call to cuInit: |cuda/cuda_diagnostics\.cc:\d+\] "
                     r"kernel driver does not appear to be running on this host \([^()]*\): /proc/driver/nvidia/version "
                     r"does not exist)|"
-                    r"\[GePlugin\] can not find Environment variable : JOB_ID\s*$")
+                    r"\[GePlugin\] can not find Environment variable : JOB_ID\s*$|"
+                    r"\[hdcdrv\].{0,120}?\bSession has already closed\. \(session=\d+; dev_id=\d+; "
+                    r"service_type=\"service_dmp\";\s?local_close_state=\"closed_by_user\";|"
+                    r"\[hdcdrv\].{0,120}?\bCommand executed Failed\. \(dev=\d+; cmd=2; error_code=-22\)")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -273,7 +276,17 @@ config_error 0.49 from ``cfg:env`` and ``drv:api_error``. The same loader failin
 (tf_adapter/util/ge_plugin.cc ``GePlugin::Init``, a warning when JOB_ID is unset, after which it leaves the job id
 empty and goes on to GEInitialize; https://github.com/Ascend/tensorflow/blob/027d64c832dcf081de238fe93dfc8fc1e8a92c7a/
 tf_adapter/util/ge_plugin.cc): printed at each start on a bare host outside a scheduler, PCN_ID0997's among them (it
-read config_error 0.78 from it once the CUDA lines were read as harmless)."""
+read config_error 0.78 from it once the CUDA lines were read as harmless). The host-device channel driver's note
+that a device's connect reply came for a session the user's process had already closed: ``[hdcdrv] [ERROR]
+[hdcdrv_session_alive_check ...] Session has already closed. (session=N; dev_id=N; service_type="service_dmp";
+local_close_state="closed_by_user"; ...)`` and its ``[hdcdrv_ctrl_msg_recv_exception_report ...] Command executed
+Failed. (dev=N; cmd=2; error_code=-22)`` (cmd 2 = HDCDRV_CTRL_MSG_TYPE_CONNECT_REPLY, hdcdrv_core_com.h; -22 =
+HDCDRV_SESSION_HAS_CLOSED, hdcdrv_cmd_ioctl.h): the late reply is dropped; the newer driver prints the first as a
+warning only for other services and nothing for the device-management (DMP) one, the second as a warning ``Command
+executed unexpected`` (https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/src/sdk_driver/
+hdc/pcie/common/hdcdrv_core.c ``hdcdrv_session_alive_check``, ``hdcdrv_ctrl_msg_recv_exception_report``). Session 46,
+tester46j: the dmesg of vllm-ascend#9873 (an A3 host whose job failed in HCCL's AIV kernel) read framework_error 0.53
+from them. A session another close state ended (a release, a device reset) keeps its reading."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
