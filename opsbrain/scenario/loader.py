@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from faultlib.faults.catalog import CATALOG
 from opsbrain.errors import ScenarioError
 from opsbrain.scenario.builtin import builtin_dir, read_yaml
+from opsbrain.scenario.checks import SpecParts, reference_problems
 from opsbrain.scenario.hints import closest_field
-from opsbrain.scenario.schema import PROBLEMS_SEP, AnyKindFault, FaultItem, Scenario, Spec, TopologySpec, late_fault
+from opsbrain.scenario.schema import PROBLEMS_SEP, AnyKindFault, Scenario
 from opsbrain.yamlio import yaml_path
 
 
@@ -30,18 +30,49 @@ def parse_scenario(data: Any, file: str) -> Scenario:
 
 
 def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
+    """The schema's errors: each field's, and the checks across the spec on the parts that are valid (not the
+    plan's: :func:`file_errors`)."""
+    return _errors(data, file)[0]
+
+
+def file_errors(data: Any, file: str) -> list[ScenarioError]:
+    """Every error of a parsed scenario file in one pass: its fields' (in the schema's order), then the checks
+    across the spec's, then the plan's (placements, targets, spares, starting states), each check on the parts it
+    needs that are valid. Session 46 (validate46): each kind showed only once the kinds before it were fixed (a
+    file with four mistakes took three rounds)."""
+    from faultlib.simparams import SimParams
+    from faultlib.topology import Topology
+    from opsbrain.scenario.plan import build_plan, plan_errors
+
+    found, parts = _errors(data, file)
+    topo = None if parts is None or parts.pods is None else \
+        Topology.build(SimParams().topology, parts.pods)  # once: seconds for 64 pods
+    if parts is not None:
+        said = {str(e) for e in found}
+        found += [e for e in plan_errors(parts, file, topo) if str(e) not in said]
+    if found:
+        return found
+    try:  # a valid file: the stages that take the whole scenario (the random draw) raise what is left
+        build_plan(parse_scenario(data, file), file, topo=topo)
+    except ScenarioError as exc:
+        return [exc]
+    return []
+
+
+def _errors(data: Any, file: str) -> tuple[list[ScenarioError], SpecParts | None]:
+    """(field errors and the checks across the valid parts, the valid parts)."""
     if not isinstance(data, dict):  # session 41 (scen41): an empty file or a list said so, not only "mapping"
         got = ("the file has no content (empty, or comments only)" if data is None
                else f"got a {_YAML_TYPES.get(type(data).__name__, 'scalar')}")
         return [ScenarioError(f"a scenario must be a YAML mapping (apiVersion, kind, metadata, spec); {got}",
-                              file=file)]
+                              file=file)], None
     try:
         Scenario.model_validate(data)
-    except ValidationError as exc:
-        found = [e for e in exc.errors() if not _other_branch(e)]
+    except ValidationError as exc:  # the spec's checks across its parts are made below, on the valid parts
+        found = [e for e in exc.errors() if not _other_branch(e) and not _across_spec(e)]
     else:
-        return []
-    found = [{**e, "msg": part} for e in found  # a check across the spec reports each problem it found
+        found = []
+    found = [{**e, "msg": part} for e in found  # a check across a block reports each problem it found
              for part in (str(e["msg"]).split(PROBLEMS_SEP) if e["type"] == "value_error" else [e["msg"]])]
     for e in list(found):  # an unknown fault kind: the item's other fields are still checked
         if e["type"] in ("union_tag_invalid", "union_tag_not_found") and isinstance(e.get("input"), dict):
@@ -50,7 +81,18 @@ def scenario_errors(data: Any, file: str) -> list[ScenarioError]:
             except ValidationError as inner:
                 found += [{**x, "loc": (*e["loc"], *x["loc"])} for x in inner.errors()
                           if not _other_branch(x) and x["loc"][:1] != ("kind",)]
-    return [ScenarioError(msg, file=file, path=yaml_path(loc)) for msg, loc in map(_located, found)]
+    errors = [ScenarioError(msg, file=file, path=yaml_path(loc)) for msg, loc in map(_located, found)]
+    parts = SpecParts.of_data(data.get("spec"), {e.path or "" for e in errors})
+    if parts is not None:
+        errors += [ScenarioError(msg, file=file, path=yaml_path(loc)) for msg, loc in
+                   (_located({"type": "value_error", "loc": ("spec",), "msg": problem, "input": None})
+                    for problem in reference_problems(parts))]
+    return errors, parts
+
+
+def _across_spec(err: Any) -> bool:
+    """The error of the spec's checks across its parts (its validator's, at ``spec``)."""
+    return err["type"] == "value_error" and tuple(err["loc"]) == ("spec",)
 
 
 _YAML_TYPES = {"list": "list", "str": "string", "int": "number", "float": "number", "bool": "boolean"}
@@ -141,9 +183,7 @@ def load_scenario(name_or_path: str) -> tuple[Scenario, Path]:
 
 
 def validate_files(paths: list[str]) -> list[ScenarioError]:
-    """All errors of all files (schema and topology references); empty when every file is valid."""
-    from opsbrain.scenario.plan import plan_errors
-
+    """All errors of all files (:func:`file_errors`); empty when every file is valid."""
     errors: list[ScenarioError] = []
     for name in paths:
         try:
@@ -152,77 +192,5 @@ def validate_files(paths: list[str]) -> list[ScenarioError]:
         except ScenarioError as exc:
             errors.append(exc)
             continue
-        found = scenario_errors(data, str(path))
-        if not found:
-            found = plan_errors(Scenario.model_validate(data), str(path))
-        else:
-            said = {str(e) for e in found}
-            refused = {e.path or "" for e in found}
-            found = _in_fault_order(found, [e for e in fault_errors_beside(data, str(path), refused)
-                                            if str(e) not in said])
-        errors.extend(found)
+        errors.extend(file_errors(data, str(path)))
     return errors
-
-
-def fault_errors_beside(data: Any, file: str, refused: Collection[str] = ()) -> list[ScenarioError]:
-    """The checks of each fault that validates on its own in a file with other errors: a start at or after the
-    run's end (when ``spec.duration`` is valid) and its target against the topology (when ``spec.topology`` is).
-    ``refused``: the paths the schema's errors name; a field there (a fault of them too) is not checked again, as a
-    lax reading would take ``true`` for 1.0.
-    Session 44 (newuser44): the checks ran in stages, each only on a file the one before passed, so a negative time
-    hid a fault after the end, and that hid every bad target; the user fixed one round to meet the next."""
-    from opsbrain.scenario.plan import fault_target_errors
-
-    spec = data.get("spec") if isinstance(data, dict) else None
-    if not isinstance(spec, dict) or not isinstance(spec.get("faults"), list):
-        return []
-    faults = []
-    for i, item in enumerate(spec["faults"]):
-        if any(p.startswith(f"spec.faults[{i}]") for p in refused):
-            continue  # its own errors are said already
-        try:
-            faults.append((i, _FAULT.validate_python(item)))
-        except ValidationError:
-            continue  # its own errors are said already
-    # a field the schema refused is no value to check against: ``duration: true`` is 1.0 to a lax float
-    # (session 44: it added "fault after the end of the run (duration 1.0 s)" beside the refusal)
-    duration = None if any(p.startswith("spec.duration") for p in refused) else \
-        _alone(_DURATION, spec.get("duration", Spec.model_fields["duration"].default))
-    topology = None if any(p.startswith("spec.topology") for p in refused) else \
-        _alone(TopologySpec, spec.get("topology", {}))
-    out = [ScenarioError(msg, file=file, path=yaml_path(("spec", "faults", i, "at")))
-           for i, f in faults if duration is not None
-           and (late := late_fault(i, f.at, duration)) is not None for msg in [late.partition(": ")[2]]]
-    if isinstance(topology, TopologySpec):
-        out += fault_target_errors(faults, topology.pods, file)
-    return out
-
-
-def _in_fault_order(found: list[ScenarioError], more: list[ScenarioError]) -> list[ScenarioError]:
-    """``more`` (faults' errors) placed among ``found``'s faults' errors, all of them by fault index (``found``
-    alone is kept in its order)."""
-    if not more:
-        return found
-
-    def fault(e: ScenarioError) -> int:
-        m = re.match(r"spec\.faults\[(\d+)\]", e.path or "")
-        return int(m.group(1)) if m else -1
-
-    at = max((k + 1 for k, e in enumerate(found) if fault(e) >= 0), default=len(found))
-    out = [*found[:at], *more, *found[at:]]
-    slots = [k for k, e in enumerate(out) if fault(e) >= 0]
-    for k, e in zip(slots, sorted((out[k] for k in slots), key=fault), strict=True):
-        out[k] = e
-    return out
-
-
-def _alone(adapter: Any, value: Any) -> Any:
-    """``value`` validated by ``adapter`` (a TypeAdapter or a model), or None if it is not valid."""
-    try:
-        return adapter.validate_python(value) if isinstance(adapter, TypeAdapter) else adapter.model_validate(value)
-    except ValidationError:
-        return None
-
-
-_FAULT: TypeAdapter[Any] = TypeAdapter(FaultItem)
-_DURATION: TypeAdapter[float] = TypeAdapter(Annotated[float, Spec.model_fields["duration"]])

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from faultlib import ids
 from faultlib.injection.profiles import draw_timeline
@@ -13,7 +14,10 @@ from faultlib.params import ParamError, ParamGroup, apply_overrides
 from faultlib.simparams import SimParams
 from faultlib.topology import Topology
 from opsbrain.errors import ScenarioError
-from opsbrain.scenario.schema import EventTrigger, Scenario
+from opsbrain.scenario.schema import ComponentState, EventTrigger, Expectation, Scenario, TopologySpec, WorkloadSpec
+
+if TYPE_CHECKING:
+    from opsbrain.scenario.checks import SpecParts
 
 
 @dataclass(frozen=True)
@@ -68,55 +72,73 @@ class Plan:
         return {} if k is None else {"symptom_of": k}
 
 
-def _workload_params(sc: Scenario, base: SimParams, file: str) -> dict[str, ParamGroup]:
-    """Each workload's own parameter group: the defaults with that workload's ``params`` applied."""
-    out: dict[str, ParamGroup] = {}
-    for i, w in enumerate(sc.spec.workloads):
+@dataclass
+class Placement:
+    """The workloads' parameters and nodes, the warm spares, and every error met placing them."""
+
+    workload_params: dict[str, ParamGroup] = field(default_factory=dict)
+    placements: dict[str, list[str]] = field(default_factory=dict)
+    spares: list[str] = field(default_factory=list)
+    errors: list[ScenarioError] = field(default_factory=list)
+
+
+def place_workloads(topology: TopologySpec, workloads: Iterable[tuple[int, WorkloadSpec]], topo: Topology,
+                    base: SimParams, file: str) -> Placement:
+    """Each workload (index in ``spec.workloads``, item) with its parameter group (the defaults with its ``params``
+    applied) placed on its nodes; a workload that cannot be placed is an error and the next is still placed
+    (session 46, validate46: the first such error stopped the plan)."""
+    per_pod = base.topology.nodes_per_pod
+    out = Placement()
+    used: dict[str, str] = {}
+    for p in range(topology.pods):
+        for n in range(per_pod - topology.spares, per_pod):
+            out.spares.append(ids.node(p, n))
+            used[ids.node(p, n)] = "spares"
+    for i, w in workloads:
         group: ParamGroup = base.training if w.kind == "training" else base.inference
         try:
-            out[w.name] = apply_overrides(group, dict(w.params)) if w.params else group
+            wp: Any = apply_overrides(group, dict(w.params)) if w.params else group
         except ParamError as exc:
-            raise ScenarioError(exc.reason, file=file, path=f"spec.workloads[{i}].params.{exc.path}") from None
+            out.errors.append(ScenarioError(exc.reason, file=file, path=f"spec.workloads[{i}].params.{exc.path}"))
+            continue
+        out.workload_params[w.name] = wp
+        if w.kind == "inference":
+            count = wp.prefill_instances * wp.prefill_nodes_per_instance + wp.decode_nodes
+        else:
+            count = w.nodes or 8
+        if w.first_node + count > topology.pods * per_pod:  # before a list of them is built
+            pods = f"{topology.pods} pod{' has' if topology.pods == 1 else 's have'}"
+            out.errors.append(ScenarioError(f"needs {count} nodes from index {w.first_node}; the {pods} "
+                                            f"{topology.pods * per_pod}", file=file, path=f"spec.workloads[{i}]"))
+            continue
+        nodes = [ids.node(k // per_pod, k % per_pod) for k in range(w.first_node, w.first_node + count)]
+        for node in nodes:
+            reason = f"needs {count} nodes from index {w.first_node}; {node} does not exist" \
+                if not topo.exists(node) else f"node {node} is already used by {used[node]}" if node in used else None
+            if reason is not None:
+                out.errors.append(ScenarioError(reason, file=file, path=f"spec.workloads[{i}]"))
+                break
+            used[node] = w.name
+        else:
+            out.placements[w.name] = nodes
     return out
 
 
-def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | None = None) -> Plan:
-    """Resolve placements and faults; errors name the file and the YAML path."""
+def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | None = None, *,
+               topo: Topology | None = None) -> Plan:
+    """Resolve placements and faults; errors name the file and the YAML path (the first met is raised;
+    :func:`plan_errors` finds every one). ``topo``: the scenario's topology already built (validation's: a
+    topology of 64 pods takes seconds), else a new one."""
     import numpy as np
 
     spec = sc.spec
     seed = spec.seed if seed is None else seed
     params = SimParams()
-    workload_params = _workload_params(sc, params, file)
-    topo = Topology.build(params.topology, spec.topology.pods)
-    per_pod = params.topology.nodes_per_pod
-    used: dict[str, str] = {}
-    spares: list[str] = []
-    for p in range(spec.topology.pods):
-        for n in range(per_pod - spec.topology.spares, per_pod):
-            spares.append(ids.node(p, n))
-            used[ids.node(p, n)] = "spares"
-    placements: dict[str, list[str]] = {}
-    for i, w in enumerate(spec.workloads):
-        if w.kind == "inference":
-            ip = workload_params[w.name]
-            count = ip.prefill_instances * ip.prefill_nodes_per_instance + ip.decode_nodes  # type: ignore[attr-defined]
-        else:
-            count = w.nodes or 8
-        if w.first_node + count > spec.topology.pods * per_pod:  # before a list of them is built
-            pods = f"{spec.topology.pods} pod{' has' if spec.topology.pods == 1 else 's have'}"
-            raise ScenarioError(f"needs {count} nodes from index {w.first_node}; the {pods} "
-                                f"{spec.topology.pods * per_pod}", file=file, path=f"spec.workloads[{i}]")
-        nodes = [ids.node(k // per_pod, k % per_pod) for k in range(w.first_node, w.first_node + count)]
-        for node in nodes:
-            if not topo.exists(node):
-                raise ScenarioError(f"needs {count} nodes from index {w.first_node}; {node} does not exist",
-                                    file=file, path=f"spec.workloads[{i}]")
-            if node in used:
-                raise ScenarioError(f"node {node} is already used by {used[node]}", file=file,
-                                    path=f"spec.workloads[{i}]")
-            used[node] = w.name
-        placements[w.name] = nodes
+    topo = Topology.build(params.topology, spec.topology.pods) if topo is None else topo
+    placed = place_workloads(spec.topology, enumerate(spec.workloads), topo, params, file)
+    if placed.errors:
+        raise placed.errors[0]
+    spares = placed.spares
     index = TargetIndex(topo)
     items = [f.model_dump(exclude_none=True, exclude={"symptom_of"}) for f in spec.faults]
     for it in items:
@@ -140,24 +162,18 @@ def build_plan(sc: Scenario, file: str, seed: int | None = None, policy: str | N
                 raise exc.under("spec.random") from None
             timeline = timeline.merge(drawn)
     except (FaultPlanError, KeyError, ValueError) as exc:
-        text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)  # a KeyError's repr quotes
-        path, _, reason = text.partition(": ")
-        raise ScenarioError(reason or path, file=file, path=path if reason else None) from None
+        raise _as_error(exc, file) from None
     taken = set(spec.initial_state.spares_taken)
-    for k, taken_node in enumerate(spec.initial_state.spares_taken):
-        if taken_node in spec.initial_state.spares_taken[:k]:
-            raise ScenarioError(f"{taken_node!r} is listed twice", file=file,
-                                path=f"spec.initial_state.spares_taken[{k}]")
-        if taken_node not in spares:
-            raise ScenarioError(f"{taken_node!r} is not one of the warm spares ({', '.join(spares) or 'none'})",
-                                file=file, path=f"spec.initial_state.spares_taken[{k}]")
+    states, bad = initial_states(enumerate(spec.initial_state.components), topo, file)
+    bad = [*spares_taken_errors(spec.initial_state.spares_taken, spares, file), *bad,
+           *expectation_errors(enumerate(spec.expectations), topo, file)]
+    if bad:
+        raise bad[0]
     if spec.noise_scale != 1.0:
         params = params.model_copy(update={"noise": scaled_noise(params.noise, spec.noise_scale)})
-    states = initial_states(sc, topo, file)
-    if bad := expectation_errors(sc, topo, file):
-        raise bad[0]
-    return Plan(sc, seed, policy or spec.policy, topo, params, placements, [n for n in spares if n not in taken],
-                timeline, workload_params, triggered=triggered, initial_state=states)
+    return Plan(sc, seed, policy or spec.policy, topo, params, placed.placements,
+                [n for n in spares if n not in taken], timeline, placed.workload_params, triggered=triggered,
+                initial_state=states)
 
 
 NOISE_RATES = ("hbm_ce_per_day", "hbm_ce_bursts_per_day", "flap_per_link_day", "crc_per_link_day")
@@ -175,61 +191,100 @@ def origin_index(spec: FaultSpec) -> int | None:
     return int(spec.origin.split("[", 1)[1].split("]", 1)[0])
 
 
-def initial_states(sc: Scenario, topo: Topology, file: str) -> list[dict[str, Any]]:
-    """The scenario's starting component states, each checked against the topology (what the id names)."""
+def _as_error(exc: Exception, file: str) -> ScenarioError:
+    """A planner's error (``path: reason``) as the file's error."""
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)  # a KeyError's repr quotes
+    path, _, reason = text.partition(": ")
+    return ScenarioError(reason or path, file=file, path=path if reason else None)
+
+
+def spares_taken_errors(taken: list[str], spares: list[str], file: str) -> list[ScenarioError]:
+    """Each of ``initial_state.spares_taken`` listed twice or not a warm spare."""
     out = []
-    for i, c in enumerate(sc.spec.initial_state.components):
-        where = f"spec.initial_state.components[{i}]"
-        module = any(c.id in lk.modules for lk in topo.links.values()) if c.rx_dbm is not None else False
-        is_link = c.id in topo.links
-        if not (is_link or module or topo.exists(c.id)):
-            raise ScenarioError(f"no component, link or optical module {c.id!r}", file=file, path=f"{where}.id")
-        if c.lanes_down is not None:
-            if not is_link:
-                raise ScenarioError("lanes_down applies to a link", file=file, path=f"{where}.lanes_down")
-            if c.lanes_down > topo.links[c.id].lanes:
-                raise ScenarioError(f"the link has {topo.links[c.id].lanes} lanes", file=file,
-                                    path=f"{where}.lanes_down")
-        if c.rx_dbm is not None and not (module or (is_link and topo.links[c.id].modules)):
-            raise ScenarioError("rx_dbm applies to an optical link or module", file=file, path=f"{where}.rx_dbm")
-        if c.health is not None and module:
-            raise ScenarioError("an optical module has no health of its own (give its link)", file=file,
-                                path=f"{where}.health")
-        out.append(c.model_dump(exclude_none=True))
+    for k, node in enumerate(taken):
+        where = f"spec.initial_state.spares_taken[{k}]"
+        if node in taken[:k]:
+            out.append(ScenarioError(f"{node!r} is listed twice", file=file, path=where))
+        elif node not in spares:
+            out.append(ScenarioError(f"{node!r} is not one of the warm spares ({', '.join(spares) or 'none'})",
+                                     file=file, path=where))
     return out
 
 
-def expectation_errors(sc: Scenario, topo: Topology, file: str) -> list[ScenarioError]:
+def initial_states(components: Iterable[tuple[int, ComponentState]], topo: Topology,
+                   file: str) -> tuple[list[dict[str, Any]], list[ScenarioError]]:
+    """The scenario's starting component states (index in ``initial_state.components``, item), each checked
+    against the topology (what the id names); the first problem of each component is an error."""
+    out, errors = [], []
+    for i, c in components:
+        if (bad := _state_problem(c, topo)) is not None:
+            errors.append(ScenarioError(bad[1], file=file, path=f"spec.initial_state.components[{i}].{bad[0]}"))
+        else:
+            out.append(c.model_dump(exclude_none=True))
+    return out, errors
+
+
+def _state_problem(c: ComponentState, topo: Topology) -> tuple[str, str] | None:
+    """(field, reason) of what is wrong with a starting state, or None."""
+    module = any(c.id in lk.modules for lk in topo.links.values()) if c.rx_dbm is not None else False
+    is_link = c.id in topo.links
+    if not (is_link or module or topo.exists(c.id)):
+        return "id", f"no component, link or optical module {c.id!r}"
+    if c.lanes_down is not None:
+        if not is_link:
+            return "lanes_down", "lanes_down applies to a link"
+        if c.lanes_down > topo.links[c.id].lanes:
+            return "lanes_down", f"the link has {topo.links[c.id].lanes} lanes"
+    if c.rx_dbm is not None and not (module or (is_link and topo.links[c.id].modules)):
+        return "rx_dbm", "rx_dbm applies to an optical link or module"
+    if c.health is not None and module:
+        return "health", "an optical module has no health of its own (give its link)"
+    return None
+
+
+def expectation_errors(expectations: Iterable[tuple[int, Expectation]], topo: Topology,
+                       file: str) -> list[ScenarioError]:
     """Each expectation whose ``component`` names no part of the topology: the diagnosis's component is compared
     with it as written, so the run could only fail it (session 46, newuser46: ``pod0/node99`` was accepted)."""
     return [ScenarioError(f"no component {e.component!r}", file=file, path=f"spec.expectations[{k}].component")
-            for k, e in enumerate(sc.spec.expectations) if e.component is not None and not topo.exists(e.component)]
+            for k, e in expectations if e.component is not None and not topo.exists(e.component)]
 
 
-def plan_errors(sc: Scenario, file: str) -> list[ScenarioError]:
-    """The plan's errors: the first the plan meets, and, where that is a fault's, every other fault's target or
-    selector that does not resolve (five bad targets took five rounds of validate-and-fix)."""
-    try:
-        build_plan(sc, file)
-    except ScenarioError as exc:
-        if exc.path and exc.path.startswith("spec.faults["):
-            faults = list(enumerate(sc.spec.faults))
-            return [exc, *(e for e in fault_target_errors(faults, sc.spec.topology.pods, file) if e.path != exc.path)]
-        if exc.path and exc.path.startswith("spec.expectations["):  # every such expectation, not the first only
-            return expectation_errors(sc, Topology.build(SimParams().topology, sc.spec.topology.pods), file)
-        return [exc]
-    return []
+def plan_errors(parts: SpecParts, file: str, topo: Topology | None = None) -> list[ScenarioError]:
+    """Every error the plan would meet, on the parts of a spec that are valid (all of a valid scenario's): each
+    workload that cannot be placed, each fault whose target or selector does not resolve, an unknown random
+    profile, each wrong ``spares_taken`` and starting state, each expectation of no component. Nothing is checked
+    against a topology that is not valid. Session 46 (validate46): ``build_plan`` stopped at its first error, and
+    ran only on a file with no other error, so a job placed on a spare showed in a round of its own."""
+    from faultlib.injection.profiles import get_profile
+
+    params = SimParams()
+    if parts.pods is not None and topo is None:
+        topo = Topology.build(params.topology, parts.pods)
+    placed = None if topo is None or parts.topology is None else \
+        place_workloads(parts.topology, parts.workloads, topo, params, file)  # needs the spare count too
+    errors = [*(placed.errors if placed else []), *(fault_target_errors(parts.faults, topo, file) if topo else [])]
+    if parts.random is not None:
+        try:
+            get_profile(parts.random.profile)
+        except FaultPlanError as exc:
+            errors.append(_as_error(exc.under("spec.random"), file))
+    if placed is not None and parts.spares_taken is not None:
+        errors += spares_taken_errors(parts.spares_taken, placed.spares, file)
+    if topo is not None:
+        errors += initial_states(parts.components, topo, file)[1]
+        errors += expectation_errors(parts.expectations, topo, file)
+    return errors
 
 
-def fault_target_errors(faults: list[tuple[int, Any]], pods: int, file: str) -> list[ScenarioError]:
-    """Each fault's target or selector resolved alone against a topology of ``pods`` pods (errors only); the faults
-    are (index in ``spec.faults``, validated item): all of a valid scenario's, or those of a file with other errors
-    that validate on their own (the loader's, session 44)."""
+def fault_target_errors(faults: list[tuple[int, Any]], topo: Topology, file: str) -> list[ScenarioError]:
+    """Each fault's target or selector resolved alone against ``topo`` (errors only); the faults are (index in
+    ``spec.faults``, validated item): those of a file that validate on their own."""
     import numpy as np
 
     from faultlib.injection.selectors import resolve
 
-    index = TargetIndex(Topology.build(SimParams().topology, pods))
+    index = TargetIndex(topo)
     rng = np.random.default_rng(0)
     out: list[ScenarioError] = []
     for i, f in faults:
@@ -239,7 +294,5 @@ def fault_target_errors(faults: list[tuple[int, Any]], pods: int, file: str) -> 
             resolve(index, item["kind"], target=item.get("target"), selector=selector, mode=item.get("mode"),
                     value=item.get("value"), rng=rng, where=f"spec.faults[{i}]")
         except (FaultPlanError, KeyError, ValueError) as exc:
-            text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            path, _, reason = text.partition(": ")
-            out.append(ScenarioError(reason or path, file=file, path=path if reason else None))
+            out.append(_as_error(exc, file))
     return out

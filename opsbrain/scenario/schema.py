@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import ConfigDict, Field, create_model, field_validator, model_validator
@@ -346,60 +345,12 @@ class Spec(Strict):
     def _references(self) -> Spec:
         """The checks across the spec; every problem found, one per line (:data:`PROBLEMS_SEP`; the loader gives
         each its own YAML path). Session 36: the first problem stopped the others."""
-        problems = list(self._reference_problems())
+        from opsbrain.scenario.checks import SpecParts, reference_problems
+
+        problems = list(reference_problems(SpecParts.of_spec(self)))
         if problems:
             raise ValueError(PROBLEMS_SEP.join(problems))
         return self
-
-    def _reference_problems(self) -> Iterator[str]:
-        names = [w.name for w in self.workloads]
-        for j, name in enumerate(names):
-            if name in names[:j]:
-                yield (f"workloads[{j}].name: {name!r} is also the name of workloads[{names.index(name)}] "
-                       "(workload names must be unique)")
-        yield from _check_unique([p.name for p in self.steady_state.probes], "steady_state.probes[{}].name",
-                                 "is also the name of probes[{}] (each probe's readings, baseline and time off its "
-                                 "bar are kept under its name)")
-        yield from _check_unique([c.id for c in self.initial_state.components], "initial_state.components[{}].id",
-                                 "is also the id of components[{}] (give each component's starting state in one item)")
-        kinds = {w.name: w.kind for w in self.workloads}
-        known = f"(workloads: {', '.join(names) or 'none'})"
-        for i, p in enumerate(self.steady_state.probes):
-            if p.workload is not None and p.workload not in names:
-                yield f"steady_state.probes[{i}].workload: unknown workload {p.workload!r} {known}"
-                continue
-            need = WORKLOAD_METRICS.get(p.metric)
-            if need is not None and (p.workload is None or kinds[p.workload] != need):
-                has = "names no workload" if p.workload is None else \
-                    f"names {p.workload!r}, a {kinds[p.workload]} workload"
-                article = "an" if need == "inference" else "a"
-                yield (f"steady_state.probes[{i}].workload: {p.metric} is a metric of {article} {need} workload; "
-                       f"the probe {has}")
-        for k, e in enumerate(self.expectations):
-            if e.fault is not None and e.fault >= len(self.faults):
-                from opsbrain.report.text import count
-
-                yield (f"expectations[{k}].fault: faults[{e.fault}] does not exist (the scenario has "
-                       f"{count(len(self.faults), 'fault')})")
-            if e.degraded_operation is not None and e.degraded_operation.workload not in names:
-                yield (f"expectations[{k}].degraded_operation.workload: unknown workload "
-                       f"{e.degraded_operation.workload!r} {known}")
-        yield from _check_fault_links(self.faults, {w.name: w.kind for w in self.workloads})
-        yield from _check_durations(self.faults)
-        seen: dict[tuple[Any, ...], int] = {}
-        for i, f in enumerate(self.faults):
-            if getattr(f, "target", None) is not None and isinstance(f.at, int | float):
-                key = (getattr(f, "kind", None), f.target, float(f.at))
-                if key in seen:
-                    yield (f"faults[{i}]: repeats faults[{seen[key]}] (the same kind, target and time): one fault "
-                           "cannot start twice at once")  # its item's path (session 46: it said 'spec:')
-                seen.setdefault(key, i)
-            if (late := late_fault(i, f.at, self.duration)) is not None:
-                yield late
-        if self.sweeps.enabled and self.sweeps.interval is not None and \
-                self.duration / self.sweeps.interval > MAX_SWEEPS:
-            yield (f"sweeps.interval {self.sweeps.interval:g} s gives more than {MAX_SWEEPS} sweeps in "
-                   f"{self.duration:g} s")
 
     @property
     def noise_scale(self) -> float:
@@ -407,78 +358,6 @@ class Spec(Strict):
         if isinstance(self.noise, NoiseSpec):
             return self.noise.scale
         return 1.0 if self.noise else 0.0
-
-
-def late_fault(i: int, at: Any, duration: float) -> str | None:
-    """The problem of ``faults[i]`` starting at or after the run's end (None for an event trigger or a time before
-    it); the loader asks it too of the faults of a file with other errors (session 44)."""
-    if isinstance(at, int | float) and at >= duration:
-        return (f"faults[{i}].at: {at!r} s is not before the end of the run (duration {duration!r} s): the fault "
-                "would never start")
-    return None
-
-
-def _check_unique(values: list[str], where: str, said: str) -> Iterator[str]:
-    """Each value met again: ``where`` and ``said`` take the later and the first index."""
-    first: dict[str, int] = {}
-    for j, v in enumerate(values):
-        if v in first:
-            yield f"{where.format(j)}: {v!r} {said.format(first[v])}"
-        first.setdefault(v, j)
-
-
-def _check_durations(faults: list[Any]) -> Iterator[str]:
-    """A ``duration`` only where the kind's model reads it: when the fault heals, or its part's repair time
-    (``faultlib.injection.replay``'s DURATION_KINDS and REPAIR_KINDS, checked against the models by a test); the
-    other models never read it, so it would be ignored without a word."""
-    from faultlib.injection.replay import DURATION_KINDS, REPAIR_KINDS
-
-    for i, f in enumerate(faults):
-        kind = getattr(f, "kind", None)
-        if f.duration is not None and kind in CATALOG and kind not in DURATION_KINDS | REPAIR_KINDS:
-            yield (f"faults[{i}].duration: {kind} takes no duration: it lasts until the response (or a "
-                   f"replacement) ends it. A duration is when the fault heals for "
-                   f"{', '.join(sorted(DURATION_KINDS))}, and the part's repair time for "
-                   f"{', '.join(sorted(REPAIR_KINDS))}")
-
-
-def _check_fault_links(faults: list[Any], workloads: dict[str, str]) -> Iterator[str]:
-    """Event triggers name existing training jobs and faults; ``symptom_of`` and ``fault_start`` form no cycle."""
-    n = len(faults)
-    after: dict[int, int] = {}
-
-    def other(i: int, k: int) -> str:
-        got = "itself" if k == i else f"faults[{k}], which does not exist"
-        others = "there is no other fault" if n == 1 else f"0..{n - 1} other than {i}"
-        return f"must be the index of another fault ({others}), got {k}: {got}"
-
-    for i, f in enumerate(faults):
-        t = f.trigger
-        if t is not None and t.workload is not None and workloads.get(t.workload) != "training":
-            jobs = ", ".join(w for w, kind in workloads.items() if kind == "training") or "none"
-            yield (f"faults[{i}].at.workload: {t.workload!r} is not a training workload of this scenario "
-                   f"(training workloads: {jobs})")
-        if t is not None and t.fault is not None:
-            if t.fault >= n or t.fault == i:
-                yield f"faults[{i}].at.fault: {other(i, t.fault)}"
-            else:
-                after[i] = t.fault
-        if f.symptom_of is not None and (f.symptom_of >= n or f.symptom_of == i):
-            yield f"faults[{i}].symptom_of: {other(i, f.symptom_of)}"
-    symptoms = {i: f.symptom_of for i, f in enumerate(faults) if f.symptom_of is not None and f.symptom_of < n
-                and f.symptom_of != i}
-    for links, what in ((after, "at.fault"), (symptoms, "symptom_of")):
-        in_cycle: set[int] = set()
-        for start in links:
-            seen, k = {start}, start
-            while k in links:
-                k = links[k]
-                if k in seen:
-                    if k not in in_cycle:  # one line per cycle, at the first fault that leads into it
-                        yield f"faults[{start}].{what}: the faults refer to each other in a cycle"
-                    in_cycle |= seen
-                    break
-                seen.add(k)
 
 
 class Scenario(Strict):
