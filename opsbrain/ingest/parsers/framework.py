@@ -251,6 +251,17 @@ its test tests/ut/cpp/utils/log_adapter_test.cc ``TestInternalException``: the t
 by framework's unexpected error. Please create an issue at https://gitee.com/mindspore/mindspore/issues to get
 help."): the framework's own verdict that the error is its own, not the user's script or setting (session 42,
 tester42a: mindone#692 read framework_error only at 0.50 from the bare RuntimeError)."""
+RE_GE_PRERUN = screened(r"(?:\bRun |\[Run\]\[)PreRun(?:OptimizeOriginalGraph|OptimizeSubGraph|"
+                        r"AfterOptimizeSubGraph)\]? failed for graph\b")
+"""A stage of GE's graph pre-run failed: GraphManager::PreRun optimises the graph (PreRunOptimizeOriginalGraph: prepare,
+infer shape, optimise; PreRunOptimizeSubGraph: each engine's subgraph optimisation, fusion and lx buffer) and builds it
+(PreRunAfterOptimizeSubGraph: Optimize2, Build) before its first run, and logs ``Run %s failed for graph:%s.``
+(mindspore-ai/graphengine ge/graph/manager/graph_manager.cc @fde6b4c6; ``[Run][%s] failed for graph:%s, session_id:%lu``
+from 2021): the graph failed to compile (``op:compile``). Ascend/modelzoo's PWC-Net job log (TF 1.15, 2020): ``PreRun:
+ErrorNo: -1(failed) Run PreRunOptimizeSubGraph failed for graph:ge_default_20201205115415.``. Only at an error level:
+the same words at WARNING or INFO add nothing. Not the pre-run thread's outer ``PreRun Failed, thread exit..``
+(PreRun also creates the runtime context, rtCtxCreate, which fails on a device's fault) nor the TF Adapter's ``GEOP::::
+DoRunAsync Failed`` (geop_npu.cc: any failed RunGraphAsync, a run's too). Session 46 (hixl46)."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_MS_INTERNAL, "fw:internal"),
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
@@ -310,6 +321,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"graph.*(?:build|compile).*fail|TBE.*fail|op_compile|CompileOp|build op model fail|"
                 r"BuildSingleOpModel fail|Fail to build op model|\baclopCompile\w*.*fail|fail.*\baclopCompile",
                 re.I), "op:compile"),
+    (RE_GE_PRERUN, "op:compile"),
     # the aclnn engine's own launch / run failure lines name the operator (hicann/opbase src/nnopbase, session 38)
     (screened(r"aclnn.*(?:fail|error)|(?:fail|error).*aclnn|\blaunch failed for \w+, errno:|"
               r"\bKernel Run failed\. opType:", re.I), "op:aclnn"),
@@ -328,6 +340,8 @@ the runtime maps it to, which the ``errnums`` parser reads (``driver error:inval
 
 
 INFO_KINDS = ("mem:oom", "train:nan")
+BELOW_ERROR_QUIET = (RE_JOB_FILES, RE_SETTING_WRONG, RE_UNKNOWN_ARGS, RE_GE_PRERUN)
+"""Texts read only at an error level: the same words in a warning or an INFO line add nothing."""
 """What a line that states its own INFO / DEBUG level may still report: vLLM logs its KV-cache budget at INFO
 (``INFO ... Available KV cache memory: -0.87 GiB``, vllm-ascend#9372) and trainers their loss. Any other text of this
 parser on such a line is a step the program reports, not a failure: MindCluster's components log ``[INFO] ...
@@ -379,8 +393,7 @@ def parse(ctx: LineCtx) -> bool:
     for rx, kind in TEXTS:
         if (warning and kind.startswith("op:")) or (info and kind not in INFO_KINDS):
             continue
-        if rx in (RE_JOB_FILES, RE_SETTING_WRONG, RE_UNKNOWN_ARGS) and (warning or (ctx.stated and ctx.sev < 2)
-                                                       or _tagged_below_error(text)):
+        if rx in BELOW_ERROR_QUIET and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
             continue
         if rx is CFG_ENV_TEXT and RE_SYSTEM_ENOENT.search(text) and not rx.search(RE_SYSTEM_ENOENT.sub(" ", text)):
             continue

@@ -17,7 +17,21 @@ the C++ Status codes of the same names, https://www.hiascend.com/document/detail
   state or a repeated call, checked "at the upper layer"): api_misuse;
 - ``LLM_FAILED`` (general failure, keep the logs): internal.
 
-Other names (``LLM_FEATURE_NOT_ENABLED``, ``LLM_LINK_BUSY`` ...) add nothing. Session 46 (tester46g)."""
+Other names (``LLM_FEATURE_NOT_ENABLED``, ``LLM_LINK_BUSY`` ...) add nothing. Session 46 (tester46g).
+
+HIXL (the same family's transfer engine, ``adxl::AdxlEngine`` / ``hixl::Hixl``) returns numbered statuses, which
+Mooncake's AscendDirectTransport logs after its own words, ``LOG(ERROR) << "Transfer slice failed with status: " <<
+status`` and ``"Failed to initialize AdxlEngine, status: "``, ``"Failed to connect to target: " << name << ", status:
+"``, ``"Failed to disconnect to: " << name << ", status: "`` (Mooncake ascend_direct_transport.cpp,
+transfer_executor_base.cpp). The number is read on those shapes only, as the category of its documented meaning
+(HIXL error codes, https://www.hiascend.com/document/detail/en/CANNCommunityEdition/900/API/hixlug/llmcrv2_42_36.html;
+cann/hixl docs/zh/api/cpp/HIXL-error-code.md): PARAM_INVALID 103900 (incorrect parameter, locate it from the logs)
+parameter_or_usage; TIMEOUT 103901 (processing timeout) timeout; NOT_CONNECTED 103902 (no link established) comm: the
+link is missing, and in Mooncake it is missing because the transport's own connect failed (vllm-ascend#7401: a connect
+timeout to the peer, then 103902 on the transfer and the disconnect), so the caller's misuse (LLM_NOT_YET_LINK's
+reading) is not what it says; FAILED 503900 (common failure) internal. Those four are the statuses real lines print
+(vllm-ascend#4866, #5044, #7401, #7792, Mooncake PR#857); ALREADY_CONNECTED 103903, UNSUPPORTED 103905 and
+RESOURCE_EXHAUSTED 203900 (stream resources) are left until one is seen. Session 46 (hixl46)."""
 
 from __future__ import annotations
 
@@ -42,6 +56,11 @@ CATEGORY = {
 }
 """A status name -> the message category (knowledge_base/categories.yaml) of its documented meaning."""
 
+RE_HIXL_STATUS = screened(r"\b(?:Transfer slice failed with status|Failed to initialize AdxlEngine, status|"
+                          r"Failed to (?:connect to target|disconnect to): \S+, status):\s*(\d{6})(?![0-9A-Za-z.])")
+HIXL_CATEGORY = {"103900": "parameter_or_usage", "103901": "timeout", "103902": "comm", "503900": "internal"}
+"""A HIXL status -> the message category of its documented meaning (the statuses real lines print)."""
+
 _ANY = group_of(globals())
 
 
@@ -50,5 +69,8 @@ def parse(ctx: LineCtx) -> bool:
         return False
     for name in dict.fromkeys(RE_LLM_STATUS.findall(ctx.text)):
         if cat := CATEGORY.get(name):
+            ctx.add(f"msg:{cat}", ctx.npu() or ctx.node, max(ctx.sev, 1), device=ctx.device())
+    for code in dict.fromkeys(RE_HIXL_STATUS.findall(ctx.text)):
+        if cat := HIXL_CATEGORY.get(code):
             ctx.add(f"msg:{cat}", ctx.npu() or ctx.node, max(ctx.sev, 1), device=ctx.device())
     return False  # the status adds to the line; the framework parser still reads the exception
