@@ -17,7 +17,16 @@ the C++ Status codes of the same names, https://www.hiascend.com/document/detail
   state or a repeated call, checked "at the upper layer"): api_misuse;
 - ``LLM_FAILED`` (general failure, keep the logs): internal.
 
-Other names (``LLM_FEATURE_NOT_ENABLED``, ``LLM_LINK_BUSY`` ...) add nothing. Session 46 (tester46g)."""
+Other names (``LLM_FEATURE_NOT_ENABLED``, ``LLM_LINK_BUSY`` ...) add nothing. Session 46 (tester46g).
+
+A status its caller handles, on a line that states INFO, adds nothing either (:data:`HANDLED`; session 46, polish46):
+``LLM_ALREADY_LINK`` says the link the call asks for exists. MindIE-LLM's ``SeparateDeploymentEngine.link`` returns
+it as ``TEXT_GENERATOR_PD_ALREADY_LINK`` and its worker logs ``Device%d already link.`` at INFO and goes on ("已建链视为
+成功", mindie_llm/text_generator/utils/separate_deployment_engine.py); vllm-ascend's v0 ``LLMDataDistConnector`` logs
+``link_clusters``' per-cluster statuses unchecked at INFO (``local_rank {n} link, ret={ret}``,
+vllm_ascend/distributed/llmdatadist_connector.py). Raised (``[link] failed, error code is
+LLMStatusCode.LLM_ALREADY_LINK``) it is the caller's misuse as before, and a failure logged at INFO
+(``LLM_LINK_FAILED`` in that same line) still reads: the program goes on to use the link."""
 
 from __future__ import annotations
 
@@ -41,6 +50,8 @@ CATEGORY = {
     "LLM_FAILED": "internal",
 }
 """A status name -> the message category (knowledge_base/categories.yaml) of its documented meaning."""
+HANDLED = frozenset({"LLM_ALREADY_LINK"})
+"""Statuses a caller handles as success: no failure on a line that states INFO (module docstring)."""
 
 _ANY = group_of(globals())
 
@@ -48,7 +59,8 @@ _ANY = group_of(globals())
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):
         return False
+    info = ctx.stated and ctx.sev == 0
     for name in dict.fromkeys(RE_LLM_STATUS.findall(ctx.text)):
-        if cat := CATEGORY.get(name):
+        if (cat := CATEGORY.get(name)) and not (info and name in HANDLED):
             ctx.add(f"msg:{cat}", ctx.npu() or ctx.node, max(ctx.sev, 1), device=ctx.device())
     return False  # the status adds to the line; the framework parser still reads the exception

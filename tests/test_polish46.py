@@ -1,0 +1,39 @@
+"""Session 46's doubtful points of review46, decided from the programs' sources (polish46).
+
+- An LLM-DataDist status that the caller handles, logged at INFO: ``LLM_ALREADY_LINK`` means the link the call asks
+  for exists (LLMStatusCode: "已经建过链"); MindIE-LLM's SeparateDeploymentEngine.link returns it as
+  TEXT_GENERATOR_PD_ALREADY_LINK and SeparateDeploymentWorker treats it as success ("已建链视为成功"); vllm-ascend's
+  v0 LLMDataDistConnector logs link_clusters' per-cluster statuses at INFO unchecked (``logger.info(f"local_rank
+  {self.local_rank} link, ret={ret}")``, vllm_ascend/distributed/llmdatadist_connector.py).
+- hccn_tool's ping names the device it pinged from in its own header (``device %d PING %s``, hicann/driver
+  hccn_product_ext/ds_net_ext.c), which a loop over the NPUs prints where the command line names none (``for i in
+  {0..7}; do hccn_tool -i $i -ping -g address ...; done``, MindIE's multi-node checklist).
+- The codes.yaml ``I/O error`` message (a block-device I/O error) is not read on the Rust io::Error wrapper line the
+  kernel row declines (safetensors' ``Error while serializing: I/O error: ... (os error 95)``).
+"""
+
+from __future__ import annotations
+
+from opsbrain.ingest.text import ingest_text
+
+# the v0 connector's INFO line (vllm.logger's "INFO <date> <time> <file>:<line>] " head), its ret the list of
+# LLMStatusCode members link_clusters returns (their repr; the enum's numbers are the wrapper's, illustrative here)
+V0_LINK_INFO = ("INFO 05-20 10:00:00 llmdatadist_connector.py:169] local_rank 0 link, ret=[<LLMStatusCode.{}: "
+                "1343242285>]")
+
+
+def kinds(text: str) -> set[str]:
+    return {s.kind for s in ingest_text(text)[0]}
+
+
+def test_a_status_the_caller_handles_logged_at_info_is_no_failure() -> None:
+    assert "msg:api_misuse" not in kinds(V0_LINK_INFO.format("LLM_ALREADY_LINK"))
+
+
+def test_a_failed_link_logged_at_info_and_a_raised_already_link_still_read() -> None:
+    # the link failed though the program logged it at INFO (it pulls over the link later)
+    assert "msg:comm" in kinds(V0_LINK_INFO.format("LLM_LINK_FAILED"))
+    # a program that does not handle it raises it (vllm-ascend's v1 connector: link() -> handle_llm_status)
+    raised = ("llm_datadist.status.LLMException: [link] failed, error code is LLMStatusCode.LLM_ALREADY_LINK, "
+              "{5: 0, 21: 1}.")
+    assert "msg:api_misuse" in kinds(raised)
