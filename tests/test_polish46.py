@@ -37,3 +37,27 @@ def test_a_failed_link_logged_at_info_and_a_raised_already_link_still_read() -> 
     raised = ("llm_datadist.status.LLMException: [link] failed, error code is LLMStatusCode.LLM_ALREADY_LINK, "
               "{5: 0, 21: 1}.")
     assert "msg:api_misuse" in kinds(raised)
+
+
+# hccn_tool's output as MindIE's multi-node checklist prints it for the loop (returns 3/3 there; the lost summary is
+# the MindCluster FAQ's "3 packets transmitted, 0 received, 100.00% packet loss")
+LOOP = "for i in {0..7}; do hccn_tool -i $i -ping -g address 11.12.165.80; done\n"
+HEAD = "device {} PING 11.12.165.80\n"
+LOST = "3 packets transmitted, 0 received, 100.00% packet loss\n"
+ANSWERED = ("recv seq=0,time=0.114000ms\nrecv seq=1,time=0.067000ms\nrecv seq=2,time=0.063000ms\n"
+            "3 packets transmitted, 3 received, 0.00% packet loss\n")
+
+
+def test_the_ping_header_names_the_device_of_its_summary() -> None:
+    text = LOOP + HEAD.format(0) + ANSWERED + HEAD.format(3) + LOST
+    sigs = [s for s in ingest_text(text)[0] if s.kind == "hccn:net_health_fail"]
+    assert [s.device for s in sigs] == [3]
+    assert sigs[0].component is not None
+
+
+def test_the_header_alone_without_a_loop_and_after_a_command_line() -> None:
+    sigs = [s for s in ingest_text(HEAD.format(5) + LOST)[0] if s.kind == "hccn:net_health_fail"]
+    assert [s.device for s in sigs] == [5]
+    sigs = [s for s in ingest_text("hccn_tool -i 2 -ping -g address 10.0.0.21\n" + HEAD.format(2) + LOST)[0]
+            if s.kind == "hccn:net_health_fail"]
+    assert [s.device for s in sigs] == [2]
