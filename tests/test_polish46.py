@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.text import ingest_text
 
 # the v0 connector's INFO line (vllm.logger's "INFO <date> <time> <file>:<line>] " head), its ret the list of
@@ -61,3 +62,19 @@ def test_the_header_alone_without_a_loop_and_after_a_command_line() -> None:
     sigs = [s for s in ingest_text("hccn_tool -i 2 -ping -g address 10.0.0.21\n" + HEAD.format(2) + LOST)[0]
             if s.kind == "hccn:net_health_fail"]
     assert [s.device for s in sigs] == [2]
+
+
+def test_a_wrapper_io_error_is_no_block_device_error() -> None:
+    # https://github.com/safetensors/safetensors/issues/842 (one line as the library formats it)
+    line = ("safetensors._safetensors_rust.SafetensorError: Error while serializing: I/O error: Operation not "
+            "supported (os error 95)")
+    assert "msg:driver" not in {s.kind for s in parse_line(line)}
+    assert "msg:driver" not in {s.kind for s in parse_line("Error while serializing: I/O error:")}
+
+
+def test_a_kernel_io_error_and_a_wrapped_eio_keep_the_driver_message() -> None:
+    for line in ("blk_update_request: I/O error, dev sda, sector 2048 op 0x1:(WRITE) flags 0x800 phys_seg 1 prio "
+                 "class 0",  # linux v5.15 block/blk-core.c print_req_error
+                 "Buffer I/O error on dev sda1, logical block 0, async page read",  # fs/buffer.c
+                 "Error while serializing: I/O error: Input/output error (os error 5)"):  # EIO itself (constructed)
+        assert "msg:driver" in {s.kind for s in parse_line(line)}, line
