@@ -62,6 +62,12 @@ RE_QUERIED = lazy_compile(r"\b(?:hccn_tool|npu-smi)\b[^|;&]{0,80}?\s-i\s*(\d+)\b
 """A command line that queries one device (``hccn_tool -i 3 -link -g``, ``npu-smi info -t health -i 3``; ``-i``: the
 device id, in both tools' references): the output lines after it, up to the next such command or a blank line, are
 that device's (a script's loop over all NPUs, saved as one file)."""
+RE_PING_HEAD = lazy_compile(r"^\s*device (\d+) PING6? \S+\s*$")
+"""``hccn_tool -i N -ping -g address <ip>``'s own header before its replies and summary, ``device %d PING %s``
+(hicann/driver@6642fce0 src/custom/network/hccn/ascend910B/hccn_product_ext/ds_net_ext.c, ``PING6`` for an IPv6 peer;
+the device's physical id, which ``-i`` names where the host sees all its NPUs): the lines after it are that device's,
+as after a command line that names it. A loop over the NPUs (``for i in {0..7}; do hccn_tool -i $i -ping ...``, as
+MindIE's multi-node checklist runs it) names none, its headers do (session 46, polish46)."""
 
 class LineReader:
     """Turns lines into signals, one source at a time, keeping times and line numbers."""
@@ -171,6 +177,8 @@ class LineReader:
                 self.hook(line, file, n, self._last, prefix, origin)
             if "hccn_tool" in line or "npu-smi" in line:  # a query: what follows it is its device's output
                 queried = int(q.group(1)) if (q := RE_QUERIED.search(line)) else None
+            elif "PING" in line and (ping := RE_PING_HEAD.match(line)):
+                queried = int(ping.group(1))
             elif not line.strip():
                 queried = None  # its output ends at a blank line (what a paste holds after it is not the query's)
             if scan is not None and info is not None:

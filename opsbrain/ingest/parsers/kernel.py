@@ -67,6 +67,13 @@ https://github.com/torvalds/linux/blob/v6.6/kernel/module/main.c). The module an
 a setting of the host (``cfg:env``, as the Ascend installer's own vermagic check, :mod:`.installer`), fixed by
 rebuilding the module against the running kernel's headers (lwfinger/rtl8723bu#153, Xilinx/dma_ip_drivers#47).
 insmod's other refusals (``File exists``: the module is loaded already) are no such mismatch."""
+IO_ERROR = r"I/O error(?!:\s*$)(?!: .{0,200}\(os error (?!5\))\d+\))"
+"""An I/O error a device or its file system reported (``Buffer I/O error on dev sda1``, ``blk_update_request: I/O
+error, dev sda``), not a wrapper's ``I/O error:`` whose detail names another errno: Rust's io::Error ``I/O error:
+<strerror> (os error N)`` (safetensors) with N not 5 (EIO; 95 EOPNOTSUPP, 28 ENOSPC are read by their own texts), or
+the wrapper ending its line before the detail (kernel lines go on: ``, dev sda``, `` on dev``; session 46, tester46d).
+The documented message ``I/O error`` (codes.yaml, a block-device I/O error) is read only where this reads (session
+46, polish46: :mod:`.messages`)."""
 KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
     (screened(r"hard LOCKUP", re.I), HARD_LOCKUP, 2),
@@ -93,11 +100,9 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"Out of memory: Kill|invoked oom-killer|oom-kill|Memory cgroup out of memory|"
                 r"page allocation failure|" + OOM_VICTIM, re.I), "os:oom_killer", 2),
     (screened(r"nfs: server .* not responding|storage .* timed out|EXT4-fs error|"
-                r"I/O error(?!:\s*$)(?!: .{0,200}\(os error (?!5\))\d+\))|\[Errno 5\] Input/output error", re.I),
+                + IO_ERROR + r"|\[Errno 5\] Input/output error", re.I),
      "os:storage", 2),  # EIO's strerror as Python raises it (OSError errno 5): the storage under the path failed;
-    # not a wrapper's "I/O error:" whose detail names another errno: Rust's io::Error "I/O error: <strerror> (os error
-    # N)" (safetensors) with N not 5 (EIO; 95 EOPNOTSUPP, 28 ENOSPC are read by their own texts), or the wrapper
-    # ending its line before the detail (kernel lines go on: ", dev sda", " on dev"; session 46, tester46d)
+    # not a wrapper's "I/O error:" whose detail names another errno (IO_ERROR; session 46, tester46d)
     (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIGSEGV received", re.I), "os:segfault", 2),
     (screened(MODULE_REFUSED, re.I), "cfg:env", 2),
 )

@@ -31,7 +31,16 @@ link is missing, and in Mooncake it is missing because the transport's own conne
 timeout to the peer, then 103902 on the transfer and the disconnect), so the caller's misuse (LLM_NOT_YET_LINK's
 reading) is not what it says; FAILED 503900 (common failure) internal. Those four are the statuses real lines print
 (vllm-ascend#4866, #5044, #7401, #7792, Mooncake PR#857); ALREADY_CONNECTED 103903, UNSUPPORTED 103905 and
-RESOURCE_EXHAUSTED 203900 (stream resources) are left until one is seen. Session 46 (hixl46)."""
+RESOURCE_EXHAUSTED 203900 (stream resources) are left until one is seen. Session 46 (hixl46).
+
+A status its caller handles, on a line that states INFO, adds nothing either (:data:`HANDLED`; session 46, polish46):
+``LLM_ALREADY_LINK`` says the link the call asks for exists. MindIE-LLM's ``SeparateDeploymentEngine.link`` returns
+it as ``TEXT_GENERATOR_PD_ALREADY_LINK`` and its worker logs ``Device%d already link.`` at INFO and goes on ("已建链视为
+成功", mindie_llm/text_generator/utils/separate_deployment_engine.py); vllm-ascend's v0 ``LLMDataDistConnector`` logs
+``link_clusters``' per-cluster statuses unchecked at INFO (``local_rank {n} link, ret={ret}``,
+vllm_ascend/distributed/llmdatadist_connector.py). Raised (``[link] failed, error code is
+LLMStatusCode.LLM_ALREADY_LINK``) it is the caller's misuse as before, and a failure logged at INFO
+(``LLM_LINK_FAILED`` in that same line) still reads: the program goes on to use the link."""
 
 from __future__ import annotations
 
@@ -55,6 +64,8 @@ CATEGORY = {
     "LLM_FAILED": "internal",
 }
 """A status name -> the message category (knowledge_base/categories.yaml) of its documented meaning."""
+HANDLED = frozenset({"LLM_ALREADY_LINK"})
+"""Statuses a caller handles as success: no failure on a line that states INFO (module docstring)."""
 
 RE_HIXL_STATUS = screened(r"\b(?:Transfer slice failed with status|Failed to initialize AdxlEngine, status|"
                           r"Failed to (?:connect to target|disconnect to): \S+, status):\s*(\d{6})(?![0-9A-Za-z.])")
@@ -67,8 +78,9 @@ _ANY = group_of(globals())
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):
         return False
+    info = ctx.stated and ctx.sev == 0
     for name in dict.fromkeys(RE_LLM_STATUS.findall(ctx.text)):
-        if cat := CATEGORY.get(name):
+        if (cat := CATEGORY.get(name)) and not (info and name in HANDLED):
             ctx.add(f"msg:{cat}", ctx.npu() or ctx.node, max(ctx.sev, 1), device=ctx.device())
     for code in dict.fromkeys(RE_HIXL_STATUS.findall(ctx.text)):
         if cat := HIXL_CATEGORY.get(code):

@@ -10,6 +10,7 @@ from typing import Any
 
 from opsbrain.ingest.parsers.cann import rt_codes
 from opsbrain.ingest.parsers.ctx import RE_PLOG_HEAD, LineCtx
+from opsbrain.ingest.parsers.kernel import IO_ERROR
 from opsbrain.ingest.parsers.templates import anchor_of, holds
 from opsbrain.ingest.screen import Screened, screened
 from opsbrain.lazyre import lazy_compile
@@ -22,6 +23,12 @@ FAULT_MANAGER_EVENT = lazy_compile(r"\[fault_manager\]\[\s*\d+\.\d+\] event_id=0
 its ``event_type=0x..[...]`` words are the driver's name for the event id's state (the sensor table,
 dms_sensor_type.c), which the device parser reads from the id; read again as a message they would count the event
 twice (0x80FA4E00's ``Heartbeat Lost.`` is the task-scheduler CPU's, not the host driver's lost device)."""
+
+
+IO_ERROR_TEXT = "i/o error"
+"""codes.yaml's ``I/O error`` message (a block-device I/O error, fs/buffer.c): read only where the kernel row reads an
+I/O error (:data:`RE_DEVICE_IO_ERROR`), not on a wrapper's ``I/O error: ... (os error 95)`` (session 46, polish46)."""
+RE_DEVICE_IO_ERROR = lazy_compile(IO_ERROR, re.I)
 
 
 def _part_rows(doc: Any) -> list[Any]:
@@ -202,5 +209,7 @@ def parse(ctx: LineCtx) -> bool:
         cat = cats.get(text)
         if not cat or (coded and text in parts()):
             continue
+        if text == IO_ERROR_TEXT and not RE_DEVICE_IO_ERROR.search(ctx.text):
+            continue  # a wrapper's I/O error (another errno, or its detail on the next line) is no device's
         ctx.add(f"msg:{cat}", ctx.npu(dev) or ctx.node, max(ctx.sev, 1), device=dev)
     return False  # documented messages add to what the other parsers find; they never end the line
