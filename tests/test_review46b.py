@@ -19,8 +19,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from opsbrain.bundle import diagnose_bundle
 from opsbrain.diagnosis.primcap import PRIMARY_CAP
+from opsbrain.diagnosis.realtext import WARNING_STATED
+from tests.regex_shape import shape_problems
 
 
 def test_the_twins_own_qingtian_bundle_keeps_its_confidence(tmp_path: Path, engine: Any) -> None:
@@ -34,4 +38,28 @@ def test_the_twins_own_qingtian_bundle_keeps_its_confidence(tmp_path: Path, engi
     assert d["fault_class"] == "qingtian_failure"
     assert d["confidence"] > PRIMARY_CAP, (d["confidence"], d["evidence"])
     assert not any("primary signature" in e for e in d["evidence"]), d["evidence"]
+
+
+# ---- the TORCH_WARN head in linear time, same matches ---------------------------------------------------------------
+TORCH_WARN = [  # the heads WARNING_STATED's docstring cites (c10's MessageLogger, torch_npu)
+    "[W701 15:18:55.475521766 socket.cpp:207] [c10d] The server socket has failed to listen",
+    "[W1020 17:16:14.043165378 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been destroyed",
+    "[W compiler_depend.ts:133] Warning: Device do not support double dtype now",
+    "  [W compiler_depend.ts:26] Warning: failed to fall back to AI CPU",
+]
+NOT_WARN = ["[W701 socket.cpp] no line number", "[Worker 3] error: failed", "[W701 15:18:55 :207] error"]
+
+
+def test_the_torch_warn_head_is_read_in_linear_time() -> None:
+    assert shape_problems(WARNING_STATED.pattern) == []
+
+
+@pytest.mark.parametrize("line", TORCH_WARN)
+def test_the_torch_warn_heads_stay_warnings(line: str) -> None:
+    assert WARNING_STATED.match(line), line
+
+
+@pytest.mark.parametrize("line", NOT_WARN)
+def test_near_misses_stay_unstated(line: str) -> None:
+    assert not WARNING_STATED.match(line), line
 
