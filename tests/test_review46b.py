@@ -16,15 +16,20 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from opsbrain.bundle import diagnose_bundle
-from opsbrain.diagnosis.primcap import PRIMARY_CAP
+from opsbrain.diagnosis.primcap import PRIMARY_CAP, primary_capped
 from opsbrain.diagnosis.realtext import WARNING_STATED
+from opsbrain.ingest import Signal
+from opsbrain.ingest.benign import BENIGN
+from opsbrain.ingest.parsers import parse_line
 from tests.regex_shape import shape_problems
+from tests.test_benign_hdcdrv_closed46 import REPLY
 
 
 def test_the_twins_own_qingtian_bundle_keeps_its_confidence(tmp_path: Path, engine: Any) -> None:
@@ -63,3 +68,37 @@ def test_the_torch_warn_heads_stay_warnings(line: str) -> None:
 def test_near_misses_stay_unstated(line: str) -> None:
     assert not WARNING_STATED.match(line), line
 
+
+# ---- primcap and hdcdrv: the gaps the mutations showed ----------------------------------------------------------
+def _sig(kind: str, severity: int = 2) -> Signal:
+    return Signal(100.0, kind, "pod0/node3", "pod0/node3", severity, kind)
+
+
+def _capped(cls: str, every: list[Signal], verdict: list[Signal] | None = None) -> bool:
+    d = {"fault_class": cls, "confidence": 0.9, "evidence": []}
+    primary_capped(d, every, every if verdict is None else verdict)
+    return bool(d["confidence"] == PRIMARY_CAP)
+
+
+def test_a_warning_level_primary_signature_of_the_class_names_it() -> None:
+    # msg:driver (the driver's message, a warning here) is driver_firmware_error's primary signature
+    hung = _sig("os:hung_task")
+    assert not _capped("driver_firmware_error", [_sig("msg:driver", severity=1), hung])
+    assert _capped("driver_firmware_error", [hung])  # the control: without it, node_hang's signature caps
+
+
+def test_an_imported_vendor_entry_of_another_class_caps_nothing() -> None:
+    assert not _capped("qingtian_failure", [_sig("vendor:node_hang")])
+    assert _capped("qingtian_failure", [_sig("os:hung_task")])  # the control
+
+
+def test_a_kind_the_answered_class_gives_a_role_caps_nothing() -> None:
+    # 0x80E01801 is hbm_uce's primary signature and a secondary one of hbm_row_exhaustion
+    assert not _capped("hbm_row_exhaustion", [_sig("dev:80E01801")])
+    assert _capped("npu_off_bus", [_sig("dev:80E01801")])  # the control: a class that gives it no role
+
+
+def test_only_the_closed_sessions_error_code_is_the_late_reply() -> None:
+    other = re.sub(r"error_code=-22\)", "error_code=-110)", REPLY)
+    assert other != REPLY and not BENIGN.search(other)
+    assert [s.kind for s in parse_line(other)] != []
