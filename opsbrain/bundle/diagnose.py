@@ -209,7 +209,8 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
         J.other_jobs(diagnosis, r.ranks, chosen, placed, engine, now, names)
     attempts = J.say_attempt(diagnosis, job, nth)
     readout_capped(diagnosis, placed, failed)  # a state alone is a symptom (diagnosis.statecap; as under --logs)
-    primary_capped(diagnosis, placed, _verdict_signals(incidents, primary, sigs))  # (diagnosis.primcap; as --logs)
+    if not r.report["workers"] or real_nodes(r.report["workers"]):  # (not the twin's own export: primcap's docstring)
+        primary_capped(diagnosis, placed, _verdict_signals(incidents, primary, sigs))  # (diagnosis.primcap; as --logs)
     if (note := chip_named(diagnosis["root"], table)) is not None:
         diagnosis["evidence"].append(note)  # the root cluster's name and the verdict's: one device
     from opsbrain.diagnosis.oneclick import with_component_self

@@ -68,7 +68,7 @@ BELOW_WARNING = lazy_compile(_TAGS + r"\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INF
 the failure, not the failure's words."""
 WARNING_STATED = lazy_compile(_TAGS + r"\[WARN(?:ING)?\]|^\s*WARN(?:ING)?\b|\bWARN(?:ING)?\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
                             r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$"
-                            r"|^\s*\[W(?:\d{3,4} [\d:.]+)?\s*[\w.-]+:\d+\]"
+                            r"|^\s*\[W(?:\d{3,4} [\d:.]++)?\s*[\w.-]+:\d+\]"
                             r"|^\S+\.py:\d+: (?:User|Deprecation|Future|Runtime|Resource|Pending)?Warning: "
                             r"|^\s*warnings\.warn(?:_explicit)?\(")
 """A line (or the head a paste put before it) stated at WARNING level, in the shapes of :data:`BELOW_WARNING`, and
