@@ -212,14 +212,21 @@ def _counter(what: str) -> Any:
               help="With --real --split dev: the real-text fallback reads each excerpt with a model fitted without "
               "the excerpt's fold (5 folds grouped by source thread or project), not the shipped one, which has read "
               "every dev excerpt.")
+@click.option("--cross-fit-also", "cross_fit_also", type=NON_EMPTY, multiple=True, metavar="FILE",
+              help="With --cross-fit: labelled excerpts from outside the corpus (a blind set's YAML) added to every "
+              "fold's training, never scored; repeatable (as kb text-train --also).")
 @click.option("--healthy", "healthy", type=NON_EMPTY, default=None, metavar="DIR|FILE",
               help="Count false alarms on real healthy logs instead (tests/data/healthy_logs in a checkout).")
+@click.option("--text-model", "text_model", type=NON_EMPTY, default=None, metavar="FILE.json",
+              help="With --real or --healthy: the real-text fallback reads with this text model (kb text-train --out) "
+              "instead of the shipped one.")
 @model_option
 @data_dir_option
 @json_option
 def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: int, real: str | None, split: str,
                 vendor_kg: str | None, vendor_faultcode: str | None, no_text: bool, cross_fit: str | None,
-                healthy: str | None, model: Path | None, data_dir: Path | None, as_json: bool) -> None:
+                cross_fit_also: tuple[str, ...], healthy: str | None, text_model: str | None, model: Path | None,
+                data_dir: Path | None, as_json: bool) -> None:
     """Evaluate the diagnosis on held-out worlds (axes training never saw); exit 1 below the bar (near-copy
     <= .20, fault-only top-1 .93, macro-F1 .90, localization .90, confident-wrong <= 2%).
     With --real: agreement on real log excerpts (exit 1 below 85% agreement or above 3% confident-wrong).
@@ -228,16 +235,21 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: in
     from opsbrain.kb.heldout_report import print_report
     from opsbrain.kb.training import load_engine
 
-    if healthy is not None:
+    if cross_fit_also and cross_fit is None:
+        raise InputError("--cross-fit-also goes with --cross-fit")
+    if text_model is not None and (cross_fit is not None or (real is None and healthy is None)):
+        raise InputError("--text-model goes with --real or --healthy, not with --cross-fit")
+    with _served_text_model(text_model):
+        if healthy is not None:
+            if real is not None:
+                raise InputError("give --real or --healthy, not both")
+            _kb_eval_healthy(healthy, data_dir, as_json, model)
+            return
         if real is not None:
-            raise InputError("give --real or --healthy, not both")
-        _kb_eval_healthy(healthy, data_dir, as_json, model)
-        return
-    if real is not None:
-        _kb_eval_real(real, split, data_dir, as_json, model, {"mindcluster-kg": vendor_kg,
-                                                              "mindcluster-faultcode": vendor_faultcode},
-                      text_fallback=not no_text, cross_fit=cross_fit)
-        return
+            _kb_eval_real(real, split, data_dir, as_json, model, {"mindcluster-kg": vendor_kg,
+                                                                  "mindcluster-faultcode": vendor_faultcode},
+                          text_fallback=not no_text, cross_fit=cross_fit, cross_fit_also=cross_fit_also)
+            return
     if vendor_kg or vendor_faultcode:
         raise InputError("--vendor-kg and --vendor-faultcode go with --real")
     if quick:
@@ -273,9 +285,27 @@ def _matcher(data_dir: Path | None, imports: Path | None = None) -> Any:
     return SignatureMatcher(compiled_kb(data_dir), imported)
 
 
+def _served_text_model(path: str | None) -> Any:
+    """A context in which the real-text fallback reads with the text model at ``path`` (none: the shipped one)."""
+    import contextlib
+    import json
+
+    from opsbrain.diagnosis.realtext import FORMAT, model_from_doc, serving
+
+    if path is None:
+        return contextlib.nullcontext()
+    try:
+        doc = json.loads(Path(path).read_bytes())
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise ValueError(f"not a text model of format {FORMAT}")
+        return serving(model_from_doc(doc))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"not a readable text model ({exc})", file=path) from None
+
+
 def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, model: Path | None = None,
                   vendor: dict[str, str | None] | None = None, text_fallback: bool = True,
-                  cross_fit: str | None = None) -> None:
+                  cross_fit: str | None = None, cross_fit_also: tuple[str, ...] = ()) -> None:
     import tempfile
 
     from opsbrain.kb import kb_import
@@ -298,7 +328,7 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
         for fmt, path in given.items():
             kb_import(fmt, path, data_dir=tmp)
         res = evaluate_real(engine, _matcher(data_dir, Path(tmp) if given else None), root, split=split,
-                            cross_fit=cross_fit)
+                            cross_fit=cross_fit, cross_fit_also=[Path(p) for p in cross_fit_also])
     res["vendor"] = sorted(given.values())
     head = res["firm_or_likely"]
     ok = (head.get("agreement") or 0) >= 0.85 and head.get("confident_wrong", 1) <= 0.03
@@ -307,7 +337,8 @@ def _kb_eval_real(real: str, split: str, data_dir: Path | None, as_json: bool, m
     else:
         if cross_fit:
             click.echo(f"text fallback cross-fitted: each excerpt read by a model fitted without its fold "
-                       f"(5 folds grouped by {cross_fit}); the parsers and knowledge base stay in-sample")
+                       f"(5 folds grouped by {cross_fit}); the parsers and knowledge base stay in-sample"
+                       + (f"; every fold also fitted on {', '.join(cross_fit_also)}" if cross_fit_also else ""))
         for name in ("firm_or_likely", "all", "symptom_only"):
             b = res[name]
             click.echo(f"{name}: n {b['n']}, agreement {b.get('agreement')}, abstention {b.get('abstention')}, "
@@ -349,11 +380,15 @@ def _kb_eval_healthy(healthy: str, data_dir: Path | None, as_json: bool, model: 
 @click.option("--out", type=NON_EMPTY, default=None, metavar="FILE.json",
               help="Where to write the model (default: the shipped knowledge_base/model/realtext.json, with --force).")
 @click.option("--force", is_flag=True, help="Allow replacing the package's own data (the shipped text model).")
+@click.option("--also", "also", type=NON_EMPTY, multiple=True, metavar="FILE",
+              help="Also fit on the labelled excerpts of this YAML file from outside the corpus (a blind set: "
+              "tests/data/blind/blind<N>.yaml, or blind<N>_healthy.yaml read as 'other'); repeatable. An id or text "
+              "also in the corpus is refused.")
 @json_option
-def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: bool) -> None:
+def kb_text_train_cmd(real: str | None, out: str | None, force: bool, also: tuple[str, ...], as_json: bool) -> None:
     """Fit the real-text fallback on the real-log corpus' dev excerpts (tf-idf + logistic regression) and write it
     as the plain JSON the diagnosis serves; prints its chronological check (each later part scored by a model of
-    the earlier ones)."""
+    the earlier ones, on the dev parts alone)."""
     from opsbrain.diagnosis.realtext import MODEL_FILE
     from opsbrain.fsio import check_target, check_writable
     from opsbrain.kb.realeval import default_corpus_dir
@@ -366,7 +401,7 @@ def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: b
     if not target.name.endswith(".json"):
         raise InputError("the text model is a .json file", path="--out")
     check_writable(check_target(target, "--out", force).parent, "--out")  # before the fit, not after it
-    doc = fit_text_model(root, engine=_engine_alone_answers(root))
+    doc = fit_text_model(root, engine=_engine_alone_answers(root), also=[Path(p) for p in also])
     write_model(doc, target, force=force)
     meta = doc["meta"]
     if as_json:
@@ -375,6 +410,9 @@ def kb_text_train_cmd(real: str | None, out: str | None, force: bool, as_json: b
     check = meta["chronological_check"]
     click.echo(f"fitted on {meta['excerpts']} dev excerpts ({len(doc['classes'])} classes, {len(doc['vocab'])} "
                f"tokens); wrote {target}")
+    for a in meta.get("also", []):
+        click.echo(f"also fitted on {a['excerpts']} {a['kind']} excerpts of {a['file']} {a['labels']}; left out: "
+                   f"{len(a['left_out_no_class'])} of no class of the model, {a['left_out_no_token']} with no token")
     click.echo(f"chronological check (firm/likely, parts {', '.join(check['parts'])}): answered "
                f"{check['answered']}/{check['n']}, right {check['right']} (precision {check['precision']})")
     so = meta["second_opinion_check"]

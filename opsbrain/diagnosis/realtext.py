@@ -347,10 +347,11 @@ def answer(view: TextView, model: TextModel | None = None, kinds: Iterable[str] 
         # the line that says the program failed is cited too, in place of the least weighty one
         cited = sorted([first] + [i for w, i in weights[:EVIDENCE_LINES - 1] if w > 0])
     alts = [(model.classes[i], probs[i]) for i in order[1:] if probs[i] > 0.01 and model.classes[i] != "other"][:3]
-    n = model.meta.get("excerpts", "?")
+    n = f"{model.meta.get('excerpts', '?')} real dev excerpts" + (
+        f" and {k} blind-set ones" if (k := model.meta.get("also_excerpts")) else "")
     kinds_read = " and its signal kinds" if sig and model.meta.get("signal_kinds") else ""
     why = (f"no hardware evidence; the words of {len(lines)} line(s){kinds_read} read as {best} by a text model "
-           f"learned from {n} real dev excerpts (probability {p:.2f}, threshold {THRESHOLD}; out-of-part precision "
+           f"learned from {n} (probability {p:.2f}, threshold {THRESHOLD}; out-of-part precision "
            f"{model.meta.get('precision_out_of_part', '?')})")
     return TextAnswer(best, min(p, CONFIDENCE_CAP), p, alts, [lines[i] for i in cited], why)
 

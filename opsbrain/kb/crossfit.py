@@ -37,9 +37,11 @@ def group_of(e: dict[str, Any], grouping: str) -> str:
     return thread_of(src) if grouping == "thread" else project_of(src)
 
 
-def fold_models(excerpts: list[dict[str, Any]], grouping: str, folds: int = FOLDS) -> dict[str, Any]:
+def fold_models(excerpts: list[dict[str, Any]], grouping: str, folds: int = FOLDS,
+                extra: list[tuple[list[str], str]] | None = None) -> dict[str, Any]:
     """Excerpt id -> the text model (:class:`opsbrain.diagnosis.realtext.TextModel`) fitted without the excerpt's
-    fold; every excerpt must be of the dev split."""
+    fold; every excerpt must be of the dev split. ``extra``: (tokens, label) of excerpts from outside the corpus
+    (:func:`opsbrain.kb.realtext_fit.extra_examples`), in every fold's training, never scored."""
     from sklearn.model_selection import GroupKFold
 
     from opsbrain.diagnosis.realtext import model_from_doc
@@ -57,10 +59,11 @@ def fold_models(excerpts: list[dict[str, Any]], grouping: str, folds: int = FOLD
         raise InputError(f"cross-fitting needs the excerpts of at least 2 {grouping}s (folds are grouped by it)")
     out: dict[str, Any] = {}
     for fold, (tr, te) in enumerate(GroupKFold(min(folds, len(set(groups)))).split(docs, labels, groups)):
-        vec, clf = _fit([docs[i] for i in tr], [labels[i] for i in tr], STRENGTH, codes)
+        vec, clf = _fit([docs[i] for i in tr], [labels[i] for i in tr], STRENGTH, codes, extra)
         classes, intercept, vocab = exported(vec, clf)
         model = model_from_doc({"classes": classes, "intercept": intercept, "vocab": vocab,
-                                "meta": {"excerpts": len(tr), "signal_kinds": SIGNAL_KINDS,
+                                "meta": {"excerpts": len(tr), "also_excerpts": len(extra or []),
+                                         "signal_kinds": SIGNAL_KINDS,
                                          "signal_repeat": SIGNAL_REPEAT if SIGNAL_KINDS else 0,
                                          "cross_fit": {"grouping": grouping, "fold": fold}}})
         out.update((str(excerpts[i]["id"]), model) for i in te)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,10 +92,11 @@ def _root_ok(e: dict[str, Any], d: dict[str, Any]) -> bool | None:
 
 
 def evaluate_real(engine: Any, matcher: Any, root: Path, split: str = "all",
-                  cross_fit: str | None = None) -> dict[str, Any]:
+                  cross_fit: str | None = None, cross_fit_also: Sequence[Path] = ()) -> dict[str, Any]:
     """Each excerpt of ``split`` diagnosed as ``diagnose --logs -`` would, and the figures (:func:`summarise`).
     ``cross_fit`` (a grouping of :mod:`.crossfit`; the dev split only): the real-text fallback reads each excerpt with
-    a model fitted without the excerpt's fold, not the shipped one, which has read every dev excerpt."""
+    a model fitted without the excerpt's fold, not the shipped one, which has read every dev excerpt;
+    ``cross_fit_also``: files of excerpts from outside the corpus in every fold's training (:mod:`.textextra`)."""
     from contextlib import nullcontext
 
     from opsbrain.diagnosis.oneclick import diagnose_logs
@@ -108,7 +109,11 @@ def evaluate_real(engine: Any, matcher: Any, root: Path, split: str = "all",
 
         if split != "dev":
             raise InputError("cross-fitting reads the dev split only (--split dev)")
-        models = fold_models(chosen, cross_fit)
+        from opsbrain.kb.realtext_fit import extra_examples
+        from opsbrain.kb.textcodes import code_examples
+
+        extra = extra_examples(root, cross_fit_also, code_examples(), chosen)[0] if cross_fit_also else None
+        models = fold_models(chosen, cross_fit, extra=extra)
     rows = []
     for e in chosen:
         with serving(models[e["id"]]) if models else nullcontext():
@@ -117,7 +122,9 @@ def evaluate_real(engine: Any, matcher: Any, root: Path, split: str = "all",
         rows.append({"id": e["id"], "split": e["split"], "label": e["label"], "confidence_label": e["confidence"],
                      "trap": bool(e["trap"]), "predicted": d["fault_class"], "confidence": d["confidence"],
                      "evidence_lines": len(d.get("evidence_lines", [])), "root_ok": _root_ok(e, d)})
-    return {"corpus": str(root), "split": split, "cross_fit": cross_fit, **summarise(rows), "rows": rows}
+    also = [str(p) for p in cross_fit_also] if cross_fit is not None else []
+    return {"corpus": str(root), "split": split, "cross_fit": cross_fit, "cross_fit_also": also, **summarise(rows),
+            "rows": rows}
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:

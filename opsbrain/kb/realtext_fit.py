@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +100,30 @@ def _docs(excerpts: list[dict[str, Any]]) -> list[list[str]]:
 
 
 def _fit(docs: list[list[str]], labels: list[str], strength: float,
-         codes: list[tuple[list[str], str]]) -> Any:
-    """:func:`.textcv.fit` on the excerpts' documents (weight 1) and the documented codes (:data:`CODE_WEIGHT`)."""
-    return fit(docs + [d for d, _ in codes], labels + [c for _, c in codes],
-               [1.0] * len(docs) + [CODE_WEIGHT] * len(codes), strength, BALANCED, kept_from_one=SIGNALS_FROM_ONE)
+         codes: list[tuple[list[str], str]], extra: list[tuple[list[str], str]] | None = None) -> Any:
+    """:func:`.textcv.fit` on the excerpts' documents (weight 1), the documented codes (:data:`CODE_WEIGHT`) and the
+    extra excerpts' (:data:`opsbrain.kb.textextra.EXTRA_WEIGHT`: ``kb text-train --also``)."""
+    from opsbrain.kb.textextra import EXTRA_WEIGHT
+
+    more = codes + (extra or [])
+    return fit(docs + [d for d, _ in more], labels + [c for _, c in more],
+               [1.0] * len(docs) + [CODE_WEIGHT] * len(codes) + [EXTRA_WEIGHT] * len(extra or []), strength, BALANCED,
+               kept_from_one=SIGNALS_FROM_ONE)
+
+
+def extra_examples(corpus: Path, also: Sequence[Path], codes: list[tuple[list[str], str]],
+                   dev: list[dict[str, Any]] | None = None) -> tuple[list[tuple[list[str], str]], list[dict[str, Any]]]:
+    """The documents and labels of the excerpts of ``also`` (:func:`opsbrain.kb.textextra.load_extra`: apart from
+    the corpus at ``corpus``, of a class the dev excerpts or the codes give), and the per-file summary."""
+    from opsbrain.kb.realeval import load_corpus
+    from opsbrain.kb.textextra import load_extra
+
+    if not also:
+        return [], []
+    whole = load_corpus(corpus)
+    dev = dev_only([e for e in whole if e["split"] == "dev"]) if dev is None else dev
+    rows, summary = load_extra(also, whole, {str(e["label"]) for e in dev} | {c for _, c in codes})
+    return list(zip(_docs(rows), [str(e["label"]) for e in rows], strict=True)), summary
 
 
 def later_part_readings(excerpts: list[dict[str, Any]], strength: float = STRENGTH,
@@ -188,14 +209,18 @@ def engine_answers(corpus: Path, engine: Any, matcher: Any) -> dict[str, tuple[s
 
 
 def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, tuple[str, float]] | None = None,
-                   with_codes: bool = True) -> dict[str, Any]:
+                   with_codes: bool = True, also: Sequence[Path] = ()) -> dict[str, Any]:
     """The JSON document of the fitted model (see :func:`opsbrain.diagnosis.realtext.model_from_doc`); with the
-    engine's answers on the dev excerpts (:func:`engine_answers`), its meta also holds :func:`second_opinion_check`."""
+    engine's answers on the dev excerpts (:func:`engine_answers`), its meta also holds :func:`second_opinion_check`.
+    ``also``: files of labelled excerpts from outside the corpus fitted with the dev ones (:mod:`.textextra`); the
+    chronological check stays on the dev parts alone (they are never scored, and a later harvest would be read by
+    more than was known before it)."""
     import sklearn
 
     excerpts = dev_excerpts(corpus)
     codes = code_examples() if with_codes else []
-    vec, clf = _fit(_docs(excerpts), [str(e["label"]) for e in excerpts], strength, codes)
+    extra, also_summary = extra_examples(corpus, also, codes, excerpts)
+    vec, clf = _fit(_docs(excerpts), [str(e["label"]) for e in excerpts], strength, codes, extra)
     classes, intercept, vocab = exported(vec, clf)
     readings = later_part_readings(excerpts, strength, codes)
     check = chronological(excerpts, strength, readings)
@@ -209,6 +234,9 @@ def fit_text_model(corpus: Path, strength: float = STRENGTH, engine: dict[str, t
             "precision_out_of_part": check["precision"], "coverage_out_of_part": check["coverage"],
             "agreement_out_of_part": check["agreement"],
             "chronological_check": check}
+    if also:
+        meta["also_excerpts"] = len(extra)
+        meta["also"] = also_summary
     if engine is not None:
         meta["second_opinion_check"] = second_opinion_check(excerpts, readings, engine)
     return {"format": FORMAT, "classes": classes, "intercept": intercept, "vocab": vocab, "meta": meta}
