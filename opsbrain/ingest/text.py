@@ -68,6 +68,10 @@ RE_PING_HEAD = lazy_compile(r"^\s*device (\d+) PING6? \S+\s*$")
 the device's physical id, which ``-i`` names where the host sees all its NPUs): the lines after it are that device's,
 as after a command line that names it. A loop over the NPUs (``for i in {0..7}; do hccn_tool -i $i -ping ...``, as
 MindIE's multi-node checklist runs it) names none, its headers do (session 46, polish46)."""
+RE_PING_END = lazy_compile(r"^\s*\d+ packets transmitted, \d+ received\b")
+"""A ping's summary, the last line of its output (hccn_tool's ``3 packets transmitted, 0 received, 100.00% packet
+loss`` prints nothing after it; iputils' too ends there): the lines after it are not the pinging device's (session 46,
+review46c: an NPU's out-of-memory or runtime line after a ping loop's output was placed on the last NPU pinged)."""
 
 class LineReader:
     """Turns lines into signals, one source at a time, keeping times and line numbers."""
@@ -190,6 +194,8 @@ class LineReader:
                 if got.metric is not None and not got.line:
                     continue  # a metric of npu-smi's (a temperature, an HBM counter), not a line of a fault
             here = file_device if file_device is not None else queried
+            if queried is not None and "packets transmitted" in line and RE_PING_END.match(line):
+                queried = None  # the summary is the ping's last line: it is still the device's, what follows is not
             if origin is not None:  # the file a line of several files' lines came from: its device
                 if origin not in self._origin_devices:
                     self._origin_devices[origin] = device_dir(origin)
