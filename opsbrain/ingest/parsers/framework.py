@@ -340,13 +340,13 @@ the runtime maps it to, which the ``errnums`` parser reads (``driver error:inval
 
 
 INFO_KINDS = ("mem:oom", "train:nan")
-BELOW_ERROR_QUIET = (RE_JOB_FILES, RE_SETTING_WRONG, RE_UNKNOWN_ARGS, RE_GE_PRERUN)
-"""Texts read only at an error level: the same words in a warning or an INFO line add nothing."""
 """What a line that states its own INFO / DEBUG level may still report: vLLM logs its KV-cache budget at INFO
 (``INFO ... Available KV cache memory: -0.87 GiB``, vllm-ascend#9372) and trainers their loss. Any other text of this
 parser on such a line is a step the program reports, not a failure: MindCluster's components log ``[INFO] ...
 devmanager.go:134    get card list from dcmi reset timeout is 60`` on a normal start (upgrade guide,
 container-manager), and a startup banner prints ``LD_LIBRARY_PATH`` or ``ASCEND_HOME_PATH`` without anything missing."""
+BELOW_ERROR_QUIET = (RE_JOB_FILES, RE_SETTING_WRONG, RE_UNKNOWN_ARGS, RE_GE_PRERUN)
+"""Texts read only at an error level: the same words in a warning or an INFO line add nothing."""
 RE_WARNING = lazy_compile(r"^\s*(?:\[rank\d+\]:)?\[W[ \d]|\bWarning: (?!EZ|EE|EI|EL|EH|EJ)"
                           r"|^\s*(?:\[rank\d+\]:\s*)?\S+\.py:\d+: \w*Warning: |^\s*warnings\.warn(?:_explicit)?\(")
 """A warning as torch_npu / glog print it (``[W compiler_depend.ts:26] Warning: ...``): a kernel falling back to
