@@ -29,3 +29,23 @@ def test_a_command_lines_ping_ends_with_its_summary_too() -> None:
 def test_the_replies_before_the_summary_keep_the_device() -> None:
     got = _devices(HEAD + "recv seq=0,time=0.114000ms\n" + RUNTIME + LOST)
     assert got["rt:507010"] == 3 and got["hccn:net_health_fail"] == 3  # inside the output: as before
+
+
+def test_eval_refuses_a_text_model_with_the_text_fallback_off(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``kb eval --real F --no-text-fallback --text-model M`` read nothing with M and said nothing of it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from opsbrain.cli import cli
+    from tests.test_textextra import EXTRA, _write
+
+    faults = _write(tmp_path / "f.yaml", EXTRA[:1])
+    m = tmp_path / "m.json"
+    m.write_text(json.dumps({"format": 1, "classes": ["config_error", "framework_error"], "intercept": [0.0, 0.0],
+                             "vocab": [["zqwidget", 1.0, [5.0, -5.0]]], "meta": {}}), encoding="utf-8")
+    res = CliRunner().invoke(cli, ["kb", "eval", "--real", str(faults), "--no-text-fallback",
+                                   "--text-model", str(m), "--data-dir", str(tmp_path / "d")])
+    assert res.exit_code == 2, res.output
+    assert "--text-model" in res.output and "--no-text-fallback" in res.output
+    assert len(res.output.strip().splitlines()) == 1

@@ -239,6 +239,8 @@ def kb_eval_cmd(runs_per_class: int, noise_days: float, quick: bool, workers: in
         raise InputError("--cross-fit-also goes with --cross-fit")
     if text_model is not None and (cross_fit is not None or (real is None and healthy is None)):
         raise InputError("--text-model goes with --real or --healthy, not with --cross-fit")
+    if text_model is not None and no_text:  # the model would read nothing (review46c)
+        raise InputError("--text-model sets the text fallback that --no-text-fallback turns off: give one")
     with _served_text_model(text_model):
         if healthy is not None:
             if real is not None:
