@@ -4,11 +4,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from opsbrain.ingest.text import ingest_text
 
 HEAD = "device 3 PING 11.12.165.80\n"
 LOST = "3 packets transmitted, 0 received, 100.00% packet loss\n"
-RUNTIME = "[ERROR] RUNTIME(1234,python):2025-01-01-00:00:00.000.000 [device_error_proc.cc:100]Device fault, code 507010\n"
+RUNTIME = ("[ERROR] RUNTIME(1234,python):2025-01-01-00:00:00.000.000 [device_error_proc.cc:100]Device fault, "
+           "code 507010\n")
 
 
 def _devices(text: str) -> dict[str, int | None]:
@@ -31,7 +34,7 @@ def test_the_replies_before_the_summary_keep_the_device() -> None:
     assert got["rt:507010"] == 3 and got["hccn:net_health_fail"] == 3  # inside the output: as before
 
 
-def test_eval_refuses_a_text_model_with_the_text_fallback_off(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_eval_refuses_a_text_model_with_the_text_fallback_off(tmp_path: Path) -> None:
     """``kb eval --real F --no-text-fallback --text-model M`` read nothing with M and said nothing of it."""
     import json
 
