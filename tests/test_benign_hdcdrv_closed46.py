@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 
 from opsbrain.diagnosis.oneclick import diagnose_logs
-from opsbrain.diagnosis.realtext import TextView
 from opsbrain.ingest.benign import BENIGN
 from opsbrain.ingest.parsers import parse_line
-from opsbrain.ingest.surface import plain
+from tests.textviews import view_of
 
 # https://github.com/vllm-project/vllm-ascend/issues/9873 (dmesg posted in the thread)
 CLOSED = ('[1717961.940895] [T3346535] [ascend] [hdcdrv] [ERROR] [hdcdrv_session_alive_check 934] '
@@ -40,19 +39,12 @@ DMESG = "\n".join([
 ]) + "\n"
 
 
-def _view(text: str) -> TextView:
-    view = TextView()
-    for i, raw in enumerate(text.splitlines(), 1):
-        line, head = plain(raw)
-        view(line, None, i, head)
-    return view
-
 
 @pytest.mark.parametrize("line", [CLOSED, REPLY])
 def test_late_reply_lines_give_no_signal(line: str) -> None:
     assert BENIGN.search(line)
     assert [s.kind for s in parse_line(line)] == []
-    assert _view(line).failing == 0
+    assert view_of(line).failing == 0
 
 
 def test_the_dmesg_reads_no_fault(engine: Any) -> None:

@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 
 from opsbrain.diagnosis.oneclick import diagnose_logs
-from opsbrain.diagnosis.realtext import TextView
 from opsbrain.ingest.benign import BENIGN
 from opsbrain.ingest.parsers import parse_line
-from opsbrain.ingest.surface import plain
+from tests.textviews import view_of
 
 # https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/docs/en/Ascend_950_npu-smi/
 # Ascend_950_npu-smi/querying-the-firmware-version.md (the outputs of its two usage examples, verbatim, as pasted
@@ -68,13 +67,6 @@ PROFILE = """xx/prefill_input10240_bs1/38e29b050563_905261_20250613101111987_asc
 """
 
 
-def _view(text: str) -> TextView:
-    view = TextView()
-    for i, raw in enumerate(text.splitlines(), 1):
-        line, head = plain(raw)
-        view(line, None, i, head)
-    return view
-
 
 @pytest.mark.parametrize("line", ["This device does not support querying version.", *HCCS,
                                   "[2025-06-13 10:13:28] [ERROR] [911684] profiler.py: Failed to get acl to npu flow "
@@ -82,7 +74,7 @@ def _view(text: str) -> TextView:
 def test_tool_answers_give_no_signal_and_no_failing_line(line: str) -> None:
     assert BENIGN.search(line)
     assert [s.kind for s in parse_line(line)] == []
-    assert _view(line).failing == 0
+    assert view_of(line).failing == 0
 
 
 @pytest.mark.parametrize("text", [VRD, PROFILE])
@@ -98,4 +90,4 @@ def test_the_excerpts_read_no_fault(engine: Any, text: str) -> None:
 ])
 def test_other_lines_keep_their_reading(line: str) -> None:
     assert not BENIGN.search(line)
-    assert _view(line).failing == 1
+    assert view_of(line).failing == 1

@@ -27,8 +27,7 @@ from typing import Any
 import pytest
 
 from opsbrain.diagnosis.oneclick import diagnose_logs
-from opsbrain.diagnosis.realtext import TextView
-from opsbrain.ingest.surface import plain
+from tests.textviews import view_of
 
 TAISHAN = """Handle 0x0002, DMI type 3, 25 bytes
 Chassis Information
@@ -79,16 +78,9 @@ Cache Information
 """
 
 
-def _view(text: str) -> TextView:
-    view = TextView()
-    for i, raw in enumerate(text.splitlines(), 1):
-        line, head = plain(raw)
-        view(line, None, i, head)
-    return view
-
 
 def test_a_dmidecode_listing_is_no_failure(engine: Any) -> None:
-    assert _view(TAISHAN).failing == 0
+    assert view_of(TAISHAN).failing == 0
     d = diagnose_logs("-", engine, stdin=io.BytesIO(TAISHAN.encode()))["diagnosis"]
     assert d["fault_class"] == "unknown", (d["fault_class"], d["confidence"], d.get("evidence_lines"))
 
@@ -96,7 +88,7 @@ def test_a_dmidecode_listing_is_no_failure(engine: Any) -> None:
 @pytest.mark.parametrize("line", ["\tError Information Handle: Not Provided", "\tError Information Handle: No Error",
                                   "\tStatus: No errors detected"])
 def test_a_field_named_for_errors_that_reads_none_is_no_failing_line(line: str) -> None:
-    assert _view(line).failing == 0
+    assert view_of(line).failing == 0
 
 
 @pytest.mark.parametrize("line", [
@@ -107,7 +99,7 @@ def test_a_field_named_for_errors_that_reads_none_is_no_failing_line(line: str) 
     "CANN error: EE9999: Inner Error!",
 ])
 def test_a_field_whose_value_states_a_failure_still_counts(line: str) -> None:
-    assert _view(line).failing == 1
+    assert view_of(line).failing == 1
 
 
 def test_the_field_rule_reads_names_and_values() -> None:

@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from opsbrain.diagnosis.realtext import LONG_INPUT, NEAR_LINES, TextView, shows_failure
-from opsbrain.ingest.surface import plain
+from opsbrain.diagnosis.realtext import LONG_INPUT, NEAR_LINES, shows_failure
+from tests.textviews import view_of
 
 PRINT = "npu not support graph capture. current compilation level : CompilationLevel.NO_COMPILATION"
 """vllm-ascend's unlevelled print in a serve log that went well (the blind check's b43d-01)."""
@@ -27,18 +27,11 @@ def _serve_log(n: int) -> list[str]:
     return out
 
 
-def _view(lines: list[str]) -> TextView:
-    view = TextView()
-    for i, raw in enumerate(lines, 1):
-        line, head = plain(raw)
-        view(line, "x.log", i, head)
-    return view
-
 
 def test_an_error_word_in_an_unlevelled_print_is_no_failure_of_a_long_log() -> None:
-    long = _view(_serve_log(LONG_INPUT + 40))
+    long = view_of(_serve_log(LONG_INPUT + 40), "x.log")
     assert long.long and not shows_failure([], long) and long.lines() == []
-    short = _view(_serve_log(12))  # a pasted excerpt keeps the rule the model was fitted with
+    short = view_of(_serve_log(12), "x.log")  # a pasted excerpt keeps the rule the model was fitted with
     assert not short.long and shows_failure([], short) and PRINT in [t for _f, _n, t in short.lines()]
 
 
@@ -47,7 +40,7 @@ def test_a_failure_at_the_end_of_a_long_log_is_read_by_its_lines_and_their_neigh
              "Traceback (most recent call last):",
              '  File "/usr/local/lib/python3.10/site-packages/vllm/entrypoints/api_server.py", line 12, in <module>',
              "ValueError: max_model_len (32768) is larger than the maximum number of tokens (26240)"]
-    view = _view(_serve_log(LONG_INPUT + 40) + fault)
+    view = view_of(_serve_log(LONG_INPUT + 40) + fault, "x.log")
     got = [t for _f, _n, t in view.lines()]
     assert shows_failure([], view)
     # the traceback and the NEAR_LINES kept lines before it (the fault's first line among them), the lines after it;
