@@ -211,3 +211,18 @@ def test_a_code_after_an_escaped_newline_starts_a_line(line: str, kind: str) -> 
     a line's start; a code glued to a word still is not (session 37)."""
     assert kind in kinds(line)
     assert "err:E30006" not in kinds("build tag xE30006 done")
+
+
+@pytest.mark.parametrize("line", [
+    # Paddle's PIR executor (PaddlePaddle/Paddle paddle/fluid/framework/new_executor/pir_interpreter.cc) logs the
+    # failed check at glog WARNING, then rethrows it; as printed in Paddle#75300 and PaddleX#4920 (910B)
+    "Instruction OP id: 0, Ir OP id: 1100, pd_op.conv3d raises an EnforceNotMet exception "
+    "common::enforce::EnforceNotMet",
+    "W0120 16:31:52.696573 131485 backward.cc:462] While running Node (MultiplyGradNode) raises an EnforceNotMet "
+    "exception",
+])
+def test_a_paddle_enforce_failure_is_the_programs_runtime_error_despite_its_warning_level(line: str) -> None:
+    """The run fails (the exception is rethrown), so the reading is an error, not an exception the program survived
+    (a WARNING-level Python exception is read at severity 1 and never triggers the software triage)."""
+    sigs, _ = ingest_text(line + "\n")
+    assert [(s.kind, s.severity) for s in sigs if s.kind.startswith("py:")] == [("py:RuntimeError", 2)]

@@ -40,6 +40,16 @@ and the subclasses it does not name otherwise (:data:`CPP_TO_PY`) to ``RuntimeEr
 built-in C++ to Python exception translation"),
 PyTorch its ``c10::Error`` likewise; here it escaped in a C++ thread (a collective's, a data loader's) instead. Read as
 that exception: the program's own failure, which names no cause (a bare RuntimeError counts as little)."""
+RE_PADDLE_ENFORCE = screened(r"\braises an EnforceNotMet exception\b")
+"""An operator or grad node that failed one of Paddle's checks (``PADDLE_ENFORCE``): the executor logs it at glog
+WARNING and rethrows it (PaddlePaddle/Paddle paddle/fluid/framework/new_executor/pir_interpreter.cc: ``LOG(WARNING)
+<< instr_node->Name() << " raises an EnforceNotMet exception " ...`` then ``exception_holder_.Catch(...)``, which the
+run rethrows; ``Instruction OP id: 0, Ir OP id: 1100, pd_op.conv3d raises an EnforceNotMet exception
+common::enforce::EnforceNotMet`` in Paddle#75300; the eager backward's ``W0120 ... backward.cc:462] While running Node
+(MultiplyGradNode) raises an EnforceNotMet exception`` followed by the traceback, PaddleX#4920). Despite its WARNING
+level the run fails: read as the exception the Python caller gets, ``py:RuntimeError`` at error severity (a program's
+own failure that names no cause, as :data:`RE_CPP_UNCAUGHT`); a stronger line of the same failure (an ACL code, an
+out-of-memory message) still decides."""
 CPP_TO_PY = {"std::bad_alloc": "MemoryError", "std::domain_error": "ValueError", "std::invalid_argument": "ValueError",
              "std::length_error": "ValueError", "std::range_error": "ValueError", "std::out_of_range": "IndexError",
              "std::overflow_error": "OverflowError"}
@@ -411,6 +421,9 @@ def parse(ctx: LineCtx) -> bool:
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
+    elif RE_PADDLE_ENFORCE.search(text):
+        ctx.add("py:RuntimeError", ctx.node, 2)
+        found = True
     elif m := RE_CPP_UNCAUGHT.search(text):
         ctx.add(f"py:{CPP_TO_PY.get(m.group(1), 'RuntimeError')}", ctx.node, exception_severity(ctx, warning))
         found = True
