@@ -144,14 +144,17 @@ class LineRef:
     text: str
 
 
+OOM_VICTIM_TAIL = r"\(.{1,64}?\)(?:, UID \d+)?,? total-vm:"
+"""What follows the pid on the OOM killer's victim line, ``(comm) total-vm:`` (a RHEL kernel's ``, UID 0,`` between):
+the name within 64 characters, the kernel's ``comm`` being 15 bytes at most (review46: unbounded, a lookahead read
+each ``Killed process`` of a 64 K line to its end, 6.7 s). One pattern for the kernel parser's reading
+(:data:`opsbrain.ingest.parsers.kernel.OOM_VICTIM`) and the rank collector's below."""
 RE_OOM_KILL = lazy_compile(r"\b(?:(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process|"
-                           r"Killed process(?= \d+ \(.{1,64}?\)(?:, UID \d+)?,? total-vm:)) (\d+) \(")
+                           r"Killed process(?= \d+ " + OOM_VICTIM_TAIL + r")) (\d+) \(")
 """The kernel's OOM killer ending a process (mm/oom_kill.c: ``Out of memory: Killed process %d (%s) ...``, ``Kill
 process`` before Linux 4.19; ``Memory cgroup out of memory:`` when a container's limit was hit). Linux 4.x named the
 victim on a line of its own, ``Killed process %d (%s) total-vm:...`` (session 46: taken where it has the kernel's
-``total-vm:`` field, :data:`opsbrain.ingest.parsers.kernel.OOM_VICTIM`; the name within 64 characters, the kernel's
-``comm`` being 15 bytes at most: session 46, review46, a lookahead to the line's end read each ``Killed process`` of a
-64 K line to its end, 6.7 s)."""
+``total-vm:`` field, :data:`OOM_VICTIM_TAIL`)."""
 
 
 @dataclass(frozen=True, slots=True)

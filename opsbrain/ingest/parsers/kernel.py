@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import LineCtx
+from opsbrain.ingest.rankrecords import OOM_VICTIM_TAIL
 from opsbrain.ingest.screen import Group, Screened, screened
 from opsbrain.lazyre import lazy_compile
 
@@ -45,7 +46,7 @@ with interrupts off for longer than the watchdog threshold. It is not the soft l
 stuck``, kernel/watchdog.c: interrupts still run, other tasks starved) that ``os:lockup`` reads: by default the kernel
 only warns and the host hangs, with ``hardlockup_panic`` it panics and the host is down (Linux
 Documentation/admin-guide/lockup-watchdogs.rst). A panic line of its own, read first, says which."""
-OOM_VICTIM = r"Killed process \d+ \(.*?\)(?:, UID \d+)?,? total-vm:|oom_reaper: reaped process \d+ \("
+OOM_VICTIM = r"Killed process \d+ " + OOM_VICTIM_TAIL + r"|oom_reaper: reaped process \d+ \("
 """The OOM killer's victim without the ``Out of memory:`` prefix (session 46): Linux 4.x ``__oom_kill_process``
 printed ``Killed process %d (%s) total-vm:%lukB, anon-rss:...`` on a line of its own, after ``Out of memory: Kill
 process ... or sacrifice child`` (v4.19 mm/oom_kill.c; the ``%s: Killed process`` form with the prefix came in 5.x), a
