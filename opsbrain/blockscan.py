@@ -202,6 +202,8 @@ class BlockScan:
                 return
             s, e = span
             tail = max(s, e - 1)
+            if e > s + 1 and block[s] == 0x0A:  # a match that opens on the separator ("(?:^|[^0-9A-Za-z])EI\d{4}"
+                s += 1  # taking the newline for its boundary) is the next line's, not also the line before it
             first = line + block.count(b"\n", pos, s)  # the lines the match touches: its start to its last character
             last = first + block.count(b"\n", s, tail)
             for k in range(first, min(last, hi - 1) + 1):

@@ -142,3 +142,16 @@ def test_block_stamps_of_non_ascii_lines_are_the_line_by_line_ones(lines: list[s
         want = m.group(1).upper() if line[:1] == "[" and (m := T._LEVEL.match(line)) else None
         if line[:1] == "[" or level:
             assert level == want, line
+
+
+def test_a_match_opening_on_the_separator_is_the_next_lines(matcher: SignatureMatcher) -> None:
+    """Session 46: ``(?:^|[^0-9A-Za-z])EI\\d{4}`` took the newline between two lines' copies for its boundary and
+    marked the line before too; a line of a non-breaking space then read as a candidate one way and not the other
+    (hypothesis found ``['\\xa0', 'EI0002[ERROR]中']``)."""
+    scan = _shared(matcher)
+    texts = ["\xa0", "EI0002[ERROR]中"]
+    each = [True] * len(texts)
+    assert scan._wide is not None and scan._wide_block() is not None
+    scan._wide_each(texts, [0, 1], each)
+    assert each == [False, True]
+    assert scan.candidates(texts, 4096) == [False, True]
