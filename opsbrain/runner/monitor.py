@@ -45,9 +45,7 @@ def probe_value(sim: Simulation, probe: Probe, t: float) -> float:
     if probe.metric == "step_rate":
         return float(w.throughput_at(t))
     if probe.metric == "decode_tokens_per_npu":
-        decode = [i for i in w.instances().values() if i["role"] == "decode"]
-        npus = sum(len(i["nodes"]) for i in decode) * sim.topology.params.npus_per_node
-        return float(w.throughput_at(t)) / max(1, npus)
+        return float(w.throughput_at(t)) / decode_npus(sim, w)
     if probe.metric == "tpot_ms":
         return float(w.tpot_at(t)) * 1e3
     if probe.metric == "ttft_ms":
@@ -55,10 +53,21 @@ def probe_value(sim: Simulation, probe: Probe, t: float) -> float:
     return math.nan
 
 
+def decode_npus(sim: Simulation, w: Any) -> int:
+    """The NPUs of an inference service's decode instances (at least 1)."""
+    decode = [i for i in w.instances().values() if i["role"] == "decode"]
+    return max(1, sum(len(i["nodes"]) for i in decode) * sim.topology.params.npus_per_node)
+
+
 def model_value(sim: Simulation, probe: Probe) -> float | None:
     """The probe's fault-free value from the workload's model, where the model states one: a training job's
-    launch placement's fault-free step rate (``nominal_rates``); None otherwise."""
+    launch placement's fault-free step rate (``nominal_rates``), an inference service's fault-free decode rate per
+    decode NPU (:func:`served_fault_free`; session 47: with a fault at t=0 the probe was left unchecked); None
+    otherwise (latencies have no model value)."""
     w: Any = sim.workloads.get(probe.workload) if probe.workload else None
+    if probe.metric == "decode_tokens_per_npu" and w is not None:
+        served = served_fault_free(w)
+        return served / decode_npus(sim, w) if served > 0 else None
     hist = getattr(w, "nominal_rates", None) if probe.metric == "step_rate" else None
     return float(hist[0][1]) if hist else None
 

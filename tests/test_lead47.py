@@ -1,0 +1,66 @@
+"""Session 47 (the lead): what session 46 left untested.
+
+- A `decode_tokens_per_npu` probe with a fault at t=0 had no baseline (no fault-free moment was run, and the model
+  stated none for that metric), so the probe was `unchecked` and the run `inconclusive`; the same fault at t=1
+  `passed`. The model now states the service's fault-free decode rate per decode NPU.
+- `served_fault_free` had no test of its own (review46b).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from opsbrain.cli import cli
+from opsbrain.runner.monitor import served_fault_free
+
+SERVE = [{"name": "serve", "kind": "inference", "first_node": 0}]
+LINK = "pod0/node3/l1sw0~pod0/l2plane0/sw01"
+DECODE = {"name": "decode", "metric": "decode_tokens_per_npu", "workload": "serve", "op": ">=", "of_baseline": 0.95}
+
+
+def _run(tmp_path: Path, at: float) -> dict[str, Any]:
+    doc = {"apiVersion": "opsbrain/v1", "kind": "ChaosScenario",
+           "metadata": {"name": f"decode-probe-{at:g}", "description": "a decode probe and a link down"},
+           "spec": {"duration": 1800, "seed": 1, "topology": {"pods": 1, "spares": 2}, "workloads": SERVE,
+                    "steady_state": {"tolerance_s": 300, "probes": [DECODE]},
+                    "faults": [{"at": at, "kind": "link_down", "target": LINK}]}}
+    path = tmp_path / f"decode-{at:g}.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    res = CliRunner().invoke(cli, ["chaos", "run", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_a_decode_probe_with_a_fault_at_time_zero_has_the_models_baseline(tmp_path: Path) -> None:
+    zero, one = _run(tmp_path, 0.0), _run(tmp_path, 1.0)
+    assert one["steady_state"]["baseline_source"] == {"decode": "measured"}  # the control
+    s0 = zero["steady_state"]
+    assert s0["unchecked"] == [] and s0["baseline_source"] == {"decode": "model"}
+    assert s0["baseline"]["decode"] == pytest.approx(one["steady_state"]["baseline"]["decode"], rel=1e-6)
+    assert s0["hypothesis"] == one["steady_state"]["hypothesis"] != "unchecked"
+    assert zero["verdict"] == one["verdict"]
+
+
+class _Service:
+    kind = "inference"
+
+    def __init__(self, demand: float, capacity: float | None, output_tokens: int = 200) -> None:
+        self.demand, self.capacity_req_s = demand, capacity
+        self.p = type("P", (), {"output_tokens": output_tokens})()
+
+    def rate_history(self) -> list[dict[str, float]]:
+        return [{"t": 0.0, "demand_tokens_per_s": self.demand}, {"t": 60.0, "demand_tokens_per_s": 1.0}]
+
+
+def test_served_fault_free_is_the_first_demand_at_most_the_capacity() -> None:
+    assert served_fault_free(_Service(demand=5_000.0, capacity=100.0)) == 5_000.0  # demand below 100 x 200
+    assert served_fault_free(_Service(demand=50_000.0, capacity=100.0)) == 20_000.0  # capped at capacity
+    assert served_fault_free(_Service(demand=5_000.0, capacity=None)) == 0.0  # no capacity stated
+    training = type("T", (), {"kind": "training", "nominal_rates": [(0.0, 1.0)]})()
+    assert served_fault_free(training) == 0.0
