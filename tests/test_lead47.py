@@ -64,3 +64,27 @@ def test_served_fault_free_is_the_first_demand_at_most_the_capacity() -> None:
     assert served_fault_free(_Service(demand=5_000.0, capacity=None)) == 0.0  # no capacity stated
     training = type("T", (), {"kind": "training", "nominal_rates": [(0.0, 1.0)]})()
     assert served_fault_free(training) == 0.0
+
+
+def test_a_workload_with_a_bad_parameter_still_reserves_its_nodes(tmp_path: Path) -> None:
+    """Session 46 (validate46) left it: a training job whose parameter is wrong reserved no nodes, so a second
+    workload on the same nodes was refused only after the parameter was fixed. Its size does not depend on its
+    parameters: both mistakes are said at once. A service whose size parameters are wrong reserves nothing (its size
+    is not known), so no overlap is claimed for it."""
+    from opsbrain import chaos as lib
+
+    def paths(workloads: list[dict[str, Any]]) -> list[str]:
+        doc = {"apiVersion": "opsbrain/v1", "kind": "ChaosScenario",
+               "metadata": {"name": "overlap", "description": "two workloads on one node"},
+               "spec": {"duration": 600, "seed": 1, "topology": {"pods": 1, "spares": 2}, "workloads": workloads,
+                        "faults": [{"at": 100, "kind": "node_crash", "target": "pod0/node20"}]}}
+        path = tmp_path / "overlap.yaml"
+        path.write_text(yaml.safe_dump(doc))
+        return [e.split(": ")[1] for e in lib.validate([str(path)])]
+
+    bad_train = {"name": "a", "kind": "training", "first_node": 0, "nodes": 8, "params": {"no_such": 1}}
+    assert paths([bad_train, {"name": "b", "kind": "training", "first_node": 4, "nodes": 4}]) == [
+        "spec.workloads[0].params.no_such", "spec.workloads[1]"]
+    bad_size = {"name": "s", "kind": "inference", "first_node": 0, "params": {"decode_nodes": -3}}
+    assert paths([bad_size, {"name": "b", "kind": "training", "first_node": 30, "nodes": 4}]) == [
+        "spec.workloads[0].params.decode_nodes"]

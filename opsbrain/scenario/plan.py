@@ -82,11 +82,17 @@ class Placement:
     errors: list[ScenarioError] = field(default_factory=list)
 
 
+SERVICE_SIZE = ("prefill_instances", "prefill_nodes_per_instance", "decode_nodes")
+"""An inference service's parameters that set how many nodes it takes."""
+
+
 def place_workloads(topology: TopologySpec, workloads: Iterable[tuple[int, WorkloadSpec]], topo: Topology,
                     base: SimParams, file: str) -> Placement:
     """Each workload (index in ``spec.workloads``, item) with its parameter group (the defaults with its ``params``
     applied) placed on its nodes; a workload that cannot be placed is an error and the next is still placed
-    (session 46, validate46: the first such error stopped the plan)."""
+    (session 46, validate46: the first such error stopped the plan). A workload whose parameters are invalid still
+    reserves its nodes where its size does not depend on them (session 47: an overlap with it showed only after
+    the parameter was fixed)."""
     per_pod = base.topology.nodes_per_pod
     out = Placement()
     used: dict[str, str] = {}
@@ -96,12 +102,16 @@ def place_workloads(topology: TopologySpec, workloads: Iterable[tuple[int, Workl
             used[ids.node(p, n)] = "spares"
     for i, w in workloads:
         group: ParamGroup = base.training if w.kind == "training" else base.inference
+        valid = True
         try:
             wp: Any = apply_overrides(group, dict(w.params)) if w.params else group
         except ParamError as exc:
             out.errors.append(ScenarioError(exc.reason, file=file, path=f"spec.workloads[{i}].params.{exc.path}"))
-            continue
-        out.workload_params[w.name] = wp
+            if w.kind == "inference" and set(w.params) & set(SERVICE_SIZE):
+                continue  # its size is not known: it reserves nothing
+            wp, valid = group, False  # its size does not depend on the bad parameter: its nodes are still reserved
+        if valid:
+            out.workload_params[w.name] = wp
         if w.kind == "inference":
             count = wp.prefill_instances * wp.prefill_nodes_per_instance + wp.decode_nodes
         else:
@@ -120,7 +130,8 @@ def place_workloads(topology: TopologySpec, workloads: Iterable[tuple[int, Workl
                 break
             used[node] = w.name
         else:
-            out.placements[w.name] = nodes
+            if valid:
+                out.placements[w.name] = nodes
     return out
 
 
