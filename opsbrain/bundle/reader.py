@@ -74,6 +74,7 @@ from opsbrain.ingest.hostnames import unnamed_root
 from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.parsers.device import SECTION_DEVICE
+from opsbrain.ingest.parsers.sigkill import killed_tracebacks_in
 from opsbrain.ingest.ranks import RankCollector
 from opsbrain.ingest.transceivers import Beyond, power_signal
 from opsbrain.yamlio import json_or_none
@@ -176,8 +177,9 @@ class _Reader(TimedFiles, StateFiles, Assembly):
         for f in files:
             if f.optical and f.kind.kind not in (L.MANIFEST_KIND, L.RANK_TABLE, L.ENV_TABLE):
                 self._optical(f)  # (its bytes name a module's answer: ingest.transceivers.may_hold)
-            if f.recovers:  # (its bytes name DCMI: ingest.benign.may_recover) the lines --logs reads as recovered
+            if f.recovers:  # (its bytes name DCMI or a killed worker: walk) the lines --logs reads as no failure
                 self.recovered.update((f.rel, n) for n in recovered_in(f.stream(), f.line_no))
+                self.recovered.update((f.rel, n) for n in killed_tracebacks_in(f.stream(), f.line_no))
             f.release()
         later: list[_File] = []
         seq = 0

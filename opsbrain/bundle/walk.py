@@ -41,6 +41,7 @@ from opsbrain.ingest.archive import (
 )
 from opsbrain.ingest.benign import may_recover
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
+from opsbrain.ingest.parsers.sigkill import may_carry_kill
 from opsbrain.ingest.plainscan import plain_all
 from opsbrain.ingest.repeats import Folds, fold_bytes
 from opsbrain.ingest.streams import log_name
@@ -65,7 +66,8 @@ class _File:
     index: int = -1  # its place among the bundle's files (the reader's: records of the lines it keeps no record of)
     ascii: bool = False  # packed, and every byte of it ASCII (known as it was packed)
     optical: bool = False  # its bytes may hold an optical module's answer (ingest.transceivers.may_hold)
-    recovers: bool = False  # its bytes may hold a failure its program recovered from (ingest.benign.may_recover)
+    recovers: bool = False  # its bytes may hold lines read as no failure of their own: a failure its program recovered
+    # from (ingest.benign.may_recover), a traceback carrying a kill's report (ingest.parsers.sigkill.may_carry_kill)
 
     def line_no(self, k: int) -> int:
         """Line ``k`` of :attr:`lines` (1-based): its number in the file as written."""
@@ -397,7 +399,8 @@ class _Scan:
                                              "line breaks") if x)
         note = "; ".join(x for x in (e.note, note) if x) or None  # e.note: a .tgz read as the one text it holds
         return _Got(e.rel, None, self.prepare(data)._replace(folds=folds or None, optical=may_hold(data),
-                                                              recovers=may_recover(data)), note, group=e.group)
+                                                              recovers=may_recover(data) or may_carry_kill(data)), note,
+                    group=e.group)
 
     def prepare(self, data: bytes | bytearray) -> _Content:
         """A file's bytes as lines (colour codes, container or collector heads taken off, as from pasted text), and

@@ -37,6 +37,7 @@ from opsbrain.diagnosis.textmodel import (  # noqa: F401 - re-exported: the serv
 )
 from opsbrain.fastre import fast_lines_with, fast_search
 from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE, RecoveredScan
+from opsbrain.ingest.parsers.sigkill import TRACEBACK_HEAD, KilledTracebackScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
@@ -203,10 +204,14 @@ class TextView:
         out again, as the lists only grow) but :attr:`overflow`; a console repeats its lines thousands of times."""
         self.overflow = False
         self._recovered: dict[str | None, RecoveredScan] = {}
+        self._killed: dict[str | None, KilledTracebackScan] = {}
 
     def __call__(self, line: str, file: str | None, line_no: int, head: str = "") -> None:
         if "DCMI" in line and (back := self._recovered.setdefault(file, RecoveredScan()).step(line_no, line)):
             self._retract({(file, n) for n in back})  # a failure the program recovered from (RecoveredScan)
+        if (TRACEBACK_HEAD in line or file in self._killed) and (
+                back := self._killed.setdefault(file, KilledTracebackScan()).step(line_no, line)):
+            self._retract({(file, n) for n in back})  # a traceback that carried a kill's report (KilledTracebackScan)
         full = len(self.first) >= self.limit
         if full:  # past a paste's size only error lines are kept: the common line of a large log costs one search
             self.overflow = True

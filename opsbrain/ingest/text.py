@@ -41,6 +41,7 @@ from opsbrain.ingest.hostnames import switch_folder
 from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.parsers import MAX_LINE
+from opsbrain.ingest.parsers.sigkill import KilledTracebackScan
 from opsbrain.ingest.repeats import fold_runs
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import WRAP_LOOK, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
@@ -150,6 +151,7 @@ class LineReader:
         # a line written again in a row (two handlers on a logger, a tee pasted with its stream, a retry printed
         # a million times) is read once (repeats.fold_runs: the bundle reader's rule too)
         recovered = RecoveredScan()  # a failure the program recovered from at once, by its own account (benign)
+        killed = KilledTracebackScan()  # a traceback that carries a kill's report (parsers.sigkill)
         for (n, raw), _copies in fold_runs(numbered, itemgetter(1)):
             if n == skip + BINARY_HEAD + 1 and self.stats.binary_lines - binary_before >= BINARY_HEAD // 2:
                 self.stats.not_read.append(f"{file or 'input'}: binary content (not text): not read after line "
@@ -163,6 +165,7 @@ class LineReader:
                 continue
             line, prefix = plain(raw)
             recovered.step(n, line)
+            killed.step(n, line)
             self._beyond(optics.step(line, n), file, twin)
             ts, dated = parse_stamp(line, self._year)
             if ts is None and prefix:
@@ -211,7 +214,10 @@ class LineReader:
         if (binary_here := self.stats.binary_lines - binary_before) > 0:
             self.stats.not_read.append(f"{file or 'input'}: {binary_here} lines of binary content (not text)")
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
-        self._signals[first:] = section_placed(fd_placed(with_flaps(recovered.kept(self._signals[first:]))))
+        here_read = recovered.kept(self._signals[first:])
+        if killed.lines:
+            here_read = [s for s in here_read if s.line_no not in killed.lines]
+        self._signals[first:] = section_placed(fd_placed(with_flaps(here_read)))
         # devices' switches sit in their own files
         if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):
             self._signals.extend(told)

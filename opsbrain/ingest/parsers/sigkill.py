@@ -44,6 +44,9 @@ killer ended it: read as the kernel's OOM-killer lines are (``os:oom_killer``)."
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterable
+
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.screen import group_of, screened
 
@@ -74,6 +77,59 @@ OOMKilled 0 1m``; OpenShift "Diagnosing an OOM kill"): explicit, the kernel's OO
 
 _ANY = group_of(globals())
 
+RE_EXCEPTION_LINE = re.compile(r"^\s*(?:\[rank\d+\]:\s*)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*"
+                               r"(?:Error|Exception|Interrupt|Exit|Fault)(?::|\s*$)")
+"""A traceback's last line, the exception it ends with (``RuntimeError: ...``, ``torch.multiprocessing.spawn.
+ProcessExitedException: ...``), not a frame's source line (``    raise RuntimeError(...)``)."""
+TRACEBACK_HEAD = "Traceback (most recent call last)"
+TRACEBACK_SPAN = 400
+"""Lines a traceback's frames may take before its exception line: a header with no exception line within them is
+left as read (a cut paste)."""
+
+
+class KilledTracebackScan:
+    """The lines of the Python tracebacks that end with the exception raised for a kill (:data:`RE_KILL_RAISED`),
+    from the header to the line before the exception: the traceback is how the kill reached the program (PyTorch's
+    ``_error_if_any_worker_fails`` from its SIGCHLD handler, torch.multiprocessing's ``join``), where the program was
+    when it learnt of it, not a failure of its own. Its lines give no signal (the header no ``py:traceback``) and are
+    left out of the text the fallback reads; the exception's line is read (``os:sigkill``). Session 47, the lead:
+    blind45's b45g-09, a DataLoader worker killed while host memory grew, read framework_error 0.5 with its traceback
+    and npu_oom 0.5 from its last line alone. Any other exception line ends the traceback as read. Fed every line of
+    one file in order (:meth:`step`); :attr:`lines` holds the lines found."""
+
+    def __init__(self) -> None:
+        self._open: int | None = None
+        self.lines: set[int] = set()
+
+    def step(self, n: int, text: str) -> range:
+        """One line (number ``n``): the numbers of the lines a kill's exception on it found (else an empty range)."""
+        if TRACEBACK_HEAD in text:
+            self._open = n
+        elif self._open is not None:
+            if n - self._open > TRACEBACK_SPAN:
+                self._open = None
+            elif RE_KILL_RAISED.search(text):
+                back, self._open = range(self._open, n), None
+                self.lines.update(back)
+                return back
+            elif RE_EXCEPTION_LINE.search(text):
+                self._open = None
+        return range(0)
+
+
+def may_carry_kill(data: bytes | bytearray) -> bool:
+    """Whether a file's bytes may hold a traceback :class:`KilledTracebackScan` finds (one search in C each)."""
+    return b"Traceback" in data and (b"is killed by signal" in data or b"with signal SIGKILL" in data)
+
+
+def killed_tracebacks_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
+    """:class:`KilledTracebackScan`'s lines among the lines of one file, given in order (``line_no``: line k's
+    number as written, k from 1; default k): for a reader that holds a file's lines (the bundle reader)."""
+    scan = KilledTracebackScan()
+    for k, text in enumerate(lines, 1):
+        scan.step(line_no(k) if line_no is not None else k, text)
+    return scan.lines
+
 
 def parse(ctx: LineCtx) -> bool:
     """``os:oom_killer`` for Kubernetes' OOMKilled, else ``os:sigkill`` for a SIGKILL the line reports. The line is
@@ -89,4 +145,5 @@ def parse(ctx: LineCtx) -> bool:
     return False
 
 
-__all__ = ["KIND", "RE_KILL_RAISED", "RE_OOMKILLED", "RE_SIGKILL", "parse"]
+__all__ = ["KIND", "RE_KILL_RAISED", "RE_OOMKILLED", "RE_SIGKILL", "KilledTracebackScan", "killed_tracebacks_in",
+           "may_carry_kill", "parse"]
