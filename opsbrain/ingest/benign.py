@@ -65,7 +65,9 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\[GePlugin\] can not find Environment variable : JOB_ID\s*$|"
                     r"\[hdcdrv\].{0,120}?\bSession has already closed\. \(session=\d+; dev_id=\d+; "
                     r"service_type=\"service_dmp\";\s?local_close_state=\"closed_by_user\";|"
-                    r"\[hdcdrv\].{0,120}?\bCommand executed Failed\. \(dev=\d+; cmd=2; error_code=-22\)")
+                    r"\[hdcdrv\].{0,120}?\bCommand executed Failed\. \(dev=\d+; cmd=2; error_code=-22\)|"
+                    r"^\s*load_backend: failed to find ggml_backend_init in \S[^\n]{0,400}$|"
+                    r"^\s*[A-Z][A-Z0-9_]{0,40}\([^\n]{0,800}?\): not supported \[\w[\w.:-]{0,40}\]\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -286,7 +288,22 @@ warning only for other services and nothing for the device-management (DMP) one,
 executed unexpected`` (https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/src/sdk_driver/
 hdc/pcie/common/hdcdrv_core.c ``hdcdrv_session_alive_check``, ``hdcdrv_ctrl_msg_recv_exception_report``). Session 46,
 tester46j: the dmesg of vllm-ascend#9873 (an A3 host whose job failed in HCCL's AIV kernel) read framework_error 0.53
-from them. A session another close state ended (a release, a device reset) keeps its reading."""
+from them. A session another close state ended (a release, a device reset) keeps its reading.
+Session 47, tester47a: two lines of ggml (llama.cpp, whisper.cpp; the CANN backend on Ascend among them). Its backend
+loader, scanning the executable's directory, logs ``load_backend: failed to find ggml_backend_init in PATH`` for each
+backend library built without dynamic loading (ggml/src/ggml-backend-reg.cpp ``load_backend``: ``GGML_LOG_ERROR``,
+then ``return nullptr``; https://github.com/ggml-org/llama.cpp/blob/f5eee972d77bb253c1d10a0ea104164523f6110d/ggml/src/
+ggml-backend-reg.cpp): the backends are linked in and registered already (``register_backend: registered backend CANN
+(8 devices)`` above it), and the maintainer: "These messages just indicate that the backend was not built with dynamic
+loading support" (ggml-org/llama.cpp#11700); ggml's own CI prints it in runs that PASS. llama.cpp#15759's registration
+block (8 x 910B3) read config_error 0.6 through the text fallback. The loader's other errors (``failed to initialize
+backend from ...``, a library ``dlopen`` refused) keep their reading. test-backend-ops prints ``  ROPE(type=f32,...):
+not supported [CANN0] `` for a case the backend does not implement and skips it (tests/test-backend-ops.cpp
+``print_test_console``: ``if (!result.supported) { printf("not supported [%s] ", ...); ... return; }``, beside ``OK``
+and ``FAIL``; https://github.com/ggml-org/llama.cpp/blob/bc5195c585e2aeaf987c400a0b31bd6d4766d5b5/tests/
+test-backend-ops.cpp): an operator the backend leaves to another, no failure (the CANN ROPE PR's test listing,
+llama.cpp#10540, read framework_error 0.60 from ``op:unsupported``). Only the whole line of that form: a case that
+failed prints ``FAIL``, and a raised "not supported" error keeps ``op:unsupported``."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
