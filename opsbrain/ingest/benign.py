@@ -65,7 +65,9 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\[GePlugin\] can not find Environment variable : JOB_ID\s*$|"
                     r"\[hdcdrv\].{0,120}?\bSession has already closed\. \(session=\d+; dev_id=\d+; "
                     r"service_type=\"service_dmp\";\s?local_close_state=\"closed_by_user\";|"
-                    r"\[hdcdrv\].{0,120}?\bCommand executed Failed\. \(dev=\d+; cmd=2; error_code=-22\)")
+                    r"\[hdcdrv\].{0,120}?\bCommand executed Failed\. \(dev=\d+; cmd=2; error_code=-22\)|"
+                    r"\bUnable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin "
+                    r"cu(?:DNN|FFT|BLAS) when one has already been registered\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -286,7 +288,16 @@ warning only for other services and nothing for the device-management (DMP) one,
 executed unexpected`` (https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/src/sdk_driver/
 hdc/pcie/common/hdcdrv_core.c ``hdcdrv_session_alive_check``, ``hdcdrv_ctrl_msg_recv_exception_report``). Session 46,
 tester46j: the dmesg of vllm-ascend#9873 (an A3 host whose job failed in HCCL's AIV kernel) read framework_error 0.53
-from them. A session another close state ended (a release, a device reset) keeps its reading."""
+from them. A session another close state ended (a release, a device reset) keeps its reading. Session 47,
+tester47c: XLA's stream-executor plugin registration, printed at import by TensorFlow/JAX builds on a CUDA host (and
+by tools that import them, Ultralytics' DDP start among them), ``E0000 ... cuda_dnn.cc:8310] Unable to register
+cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered`` and its cuFFT
+and cuBLAS twins: ``PluginRegistry::RegisterFactoryInternal`` returns kAlreadyExists when a factory for that plugin
+id is already in the registry, and the registered one stays in use (xla/stream_executor/plugin_registry.cc,
+https://github.com/openxla/xla/blob/0dc513b903fadfe4f214402fa9c63774d8f4846c/xla/stream_executor/plugin_registry.cc;
+tensorflow/tensorflow#62075, openxla/xla#20803). In
+ultralytics#21765's YOLOv10x DDP start the line read config_error 0.47 through the text fallback. Other start-up
+failures of the same libraries keep their readings."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
