@@ -67,7 +67,9 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"service_type=\"service_dmp\";\s?local_close_state=\"closed_by_user\";|"
                     r"\[hdcdrv\].{0,120}?\bCommand executed Failed\. \(dev=\d+; cmd=2; error_code=-22\)|"
                     r"^\s*load_backend: failed to find ggml_backend_init in \S[^\n]{0,400}$|"
-                    r"^\s*[A-Z][A-Z0-9_]{0,40}\([^\n]{0,800}?\): not supported \[\w[\w.:-]{0,40}\]\s*$")
+                    r"^\s*[A-Z][A-Z0-9_]{0,40}\([^\n]{0,800}?\): not supported \[\w[\w.:-]{0,40}\]\s*$|"
+                    r"\bUnable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin "
+                    r"cu(?:DNN|FFT|BLAS) when one has already been registered\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -303,7 +305,16 @@ not supported [CANN0] `` for a case the backend does not implement and skips it 
 and ``FAIL``; https://github.com/ggml-org/llama.cpp/blob/bc5195c585e2aeaf987c400a0b31bd6d4766d5b5/tests/
 test-backend-ops.cpp): an operator the backend leaves to another, no failure (the CANN ROPE PR's test listing,
 llama.cpp#10540, read framework_error 0.60 from ``op:unsupported``). Only the whole line of that form: a case that
-failed prints ``FAIL``, and a raised "not supported" error keeps ``op:unsupported``."""
+failed prints ``FAIL``, and a raised "not supported" error keeps ``op:unsupported``.
+Session 47, tester47c: XLA's stream-executor plugin registration, printed at import by TensorFlow/JAX builds on a
+CUDA host (and by tools that import them, Ultralytics' DDP start among them), ``E0000 ... cuda_dnn.cc:8310] Unable
+to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered``
+and its cuFFT and cuBLAS twins: ``PluginRegistry::RegisterFactoryInternal`` returns kAlreadyExists when a factory
+for that plugin id is already in the registry, and the registered one stays in use
+(xla/stream_executor/plugin_registry.cc,
+https://github.com/openxla/xla/blob/0dc513b903fadfe4f214402fa9c63774d8f4846c/xla/stream_executor/plugin_registry.cc;
+tensorflow/tensorflow#62075, openxla/xla#20803). In ultralytics#21765's YOLOv10x DDP start the line read
+config_error 0.47 through the text fallback. Other start-up failures of the same libraries keep their readings."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
