@@ -272,6 +272,20 @@ ErrorNo: -1(failed) Run PreRunOptimizeSubGraph failed for graph:ge_default_20201
 the same words at WARNING or INFO add nothing. Not the pre-run thread's outer ``PreRun Failed, thread exit..``
 (PreRun also creates the runtime context, rtCtxCreate, which fails on a device's fault) nor the TF Adapter's ``GEOP::::
 DoRunAsync Failed`` (geop_npu.cc: any failed RunGraphAsync, a run's too). Session 46 (hixl46)."""
+RE_CANN_GRAPH_CALL = screened(r"\bCANNGRAPH failure -?\d+|\bCANN Graph error executing\b|\bCANN graph check failed\b")
+"""A GE graph-API call (the IR build / parser APIs ``ge::aclgrph*``, returning a ``ge::graphStatus``) that failed in
+a C++ program that hands its network to CANN as a graph: onnxruntime's CANN execution provider converts each subgraph
+it takes to an offline model (cann_graph.cc ``ParserONNXModel``: ``ge::aclgrphParseONNXFromMem``; ``BuildONNXModel``:
+``ge::aclgrphBuildModel``, ``ge::aclgrphSaveModel``) through ``CANN_GRAPH_CALL`` (cann_call.h: library name
+``CANNGRAPH``, cann_call.cc ``%s failure %d: %s ; NPU=...``) and ``CANN_GRAPH_RETURN_IF_ERROR`` (cann_common.h:
+``CANN Graph error executing <expr>``); OpenCV's dnn CANN backend checks the same calls with ``ACL_CHECK_GRAPH_RET``
+(modules/dnn/src/op_cann.hpp: ``CANN graph check failed, ret = <graphStatus>`` and the exception ``CANN graph check
+failed``; net_cann.cpp ``compileCannGraph`` wraps ``ge::aclgrphBuildInitialize`` and ``aclgrphBuildModel``). The
+network failed to convert and compile into a model (``op:compile``), as GE's own ``build graph failed`` is; the
+AscendCL calls of both programs (``CANN failure 500001`` / ``CANN check failed, ret = 100000``) carry their codes,
+which the cann parser reads. microsoft/onnxruntime onnxruntime/core/providers/cann @89e47161 (cann_graph.cc),
+@ea5dc5eb (cann_call.h), @f8b74ff7 (cann_common.h); opencv/opencv modules/dnn/src/net_cann.cpp @06a7c031. Session
+47, tester47b: onnxruntime#20617 and #21352, opencv#23199 read no signal from these lines."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_MS_INTERNAL, "fw:internal"),
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
@@ -332,6 +346,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"BuildSingleOpModel fail|Fail to build op model|\baclopCompile\w*.*fail|fail.*\baclopCompile",
                 re.I), "op:compile"),
     (RE_GE_PRERUN, "op:compile"),
+    (RE_CANN_GRAPH_CALL, "op:compile"),
     # the aclnn engine's own launch / run failure lines name the operator (hicann/opbase src/nnopbase, session 38)
     (screened(r"aclnn.*(?:fail|error)|(?:fail|error).*aclnn|\blaunch failed for \w+, errno:|"
               r"\bKernel Run failed\. opType:", re.I), "op:aclnn"),
