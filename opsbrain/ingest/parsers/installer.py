@@ -39,6 +39,22 @@ scripts/package/driver/common/scripts/install.sh) when ``upgrade-tool --device_i
 lines there (the query timed out, the tool cannot query, no version). No public Huawei document found (the search
 corpora's docs and pages, English and Chinese) says what a flash version's CRC error means for the device; read as a
 firmware fault it would be a guess.
+
+Session 47 (tester47d): the CANN run packages' installers (Toolkit, kernels, NNAL: ``[Toolkit] [20250912-21:52:11]
+[ERROR] ...``, a tag of the package and a date of their own) check the host before they install, and three of their
+refusals are documented as settings of the host or of the command: ``There is no python3.7,python3.8,python3.9,
+python3.10,python3.11 in the current environment !`` (the vendor's case "安装CANN包时提示Python版本不满足", https://www.
+hiascend.com/document/caselibrary/detail/canncase_0023: the Python in use is not one CANN supports, set PATH /
+LD_LIBRARY_PATH to a supported one or install one; the case quotes it without the package tag and date, so it reads
+without them too); ``/etc/Ascend/ascend_cann_install.info exists ! 'install-path' parameter are not supported.`` (the
+MindX DL container-image guide: the first CANN package installed records its path there and the later ones install
+under it, so ``--install-path`` must be dropped: its image-building section's 出现原因, in a GitHub-hosted copy of the
+guide the code-search index holds as id 53581501201 without naming its repository; before, its "are not supported"
+read as an unsupported operator, ``op:unsupported``); and pip's
+``ERROR: Can not combine '--user' and '--target'`` when the package installs its Python parts (the vendor's case
+"安装toolkit包,报错Can not combine '--user' and '--target'",
+https://www.hiascend.com/document/caselibrary/detail/installcase_0002: ``user = true`` in pip.conf; pip's own option
+check, pip/_internal/commands/install.py). All three give ``cfg:env``.
 """
 
 from __future__ import annotations
@@ -57,6 +73,11 @@ RE_SETTING_ERROR = screened(r"\bERR_NO:\s*0x00(?:02|03|04|89|91|93|94|95|96)\s*;
                             r"\bdriver in run packet test load failed\b")
 RE_KERNEL_CHECK = screened(r"\bDrv_dkms_env_check failed, details in\b")
 """The kernel-compatibility check's last line as quoted without the installer's tag and date."""
+RE_CANN_SETTING = screened(r"\bThere is no python3\.\d+(?:\s*,\s*python3\.\d+)* in the current environment\b|"
+                           r"\bascend_cann_install\.info exists ! 'install-path' parameter|"
+                           r"\bCan not combine '--user' and '--target'")
+"""The CANN run packages' documented refusals of the host's Python, of ``--install-path`` once a CANN package recorded
+its path, and of pip's options (session 47): with or without the package's tag."""
 
 _ANY = group_of(globals())
 
@@ -67,7 +88,7 @@ def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):
         return False
     if not (m := RE_INSTALLER.match(ctx.text)):
-        if RE_KERNEL_CHECK.search(ctx.text):
+        if RE_KERNEL_CHECK.search(ctx.text) or RE_CANN_SETTING.search(ctx.text):
             ctx.add("cfg:env", ctx.node, 2)
             return True
         return False
