@@ -22,7 +22,8 @@ _ENV = (
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
     r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)|"
-    r"\b(?:received|sent) message (?:after decompression )?larger than max\b")
+    r"\b(?:received|sent) message (?:after decompression )?larger than max\b|"
+    r"\bunknown or invalid runtime name: \S|\bUnknown runtime specified \S")
 _FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist"
           r"(?!,? (?:ignoring|skipping)\b)|"
           r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
@@ -85,7 +86,13 @@ asking for ``flash_attn``'s version on an Ascend host (huggingface/transformers#
 larger than max (N vs. M)`` / ``Sent message larger than max (...)`` (session 45, tester45j; grpc/grpc
 src/core/ext/filters/message_size and grpc-go rpc_util.go, status RESOURCE_EXHAUSTED): a message above the channel's
 configured max_(send|recv)_message_length; MindSpore Serving's FAQ (docs/serving faq.md): raise the server's
-``max_msg_mb_size`` (100 MB by default) or send less. The size limit is a setting, not the host."""
+``max_msg_mb_size`` (100 MB by default) or send less. The size limit is a setting, not the host. Docker's daemon
+refusing the container runtime a ``--runtime`` flag names (session 47, tester47e): ``Error response from daemon:
+unknown or invalid runtime name: <name>`` (moby/moby daemon/runtime_unix.go, ``getRuntime``: the name is neither in
+daemon.json's ``runtimes`` nor a containerd shim name; older daemons: ``Unknown runtime specified <name>.``). On an
+Ascend host ``--runtime=ascend`` before Ascend Docker Runtime is installed and registered, or before Docker was
+restarted after the install (hw-native-sys/pypto docs/en/user/04-dev-container.md, Edge Cases): the host's set-up,
+not a device."""
 CFG_ENV_TEXT = screened(_ENV, re.I)
 """Configuration and environment texts (this parser's own reading; a setting needs :data:`CFG_SETTING`): libraries
 and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by
