@@ -243,3 +243,25 @@ def test_dvpp_vpc_parameter_checks_are_the_callers_misuse(line: str) -> None:
 def test_a_vpc_crop_inside_the_image_is_no_misuse() -> None:
     # the crop-area words alone (no failed check) name nothing
     assert "msg:api_misuse" not in kinds("RoiNum(0): inputConfigure cropArea, leftOffset(0), rightOffset(1919)")
+
+
+@pytest.mark.parametrize("line", [
+    # https://github.com/PaddlePaddle/PaddleSpeech/issues/4058 (its title: the error as the user saw it, cut there)
+    '(Unimplemented) npu npu only support mode=constant right now,but received mode is reflect . [Hint: Expected '
+    'mode == "constant", but received mode:reflect != "constant":constant.] (at /p',
+    # (src) the same check's error summary: paddle/common/errors.cc error_name (UNIMPLEMENTED -> "UnimplementedError"),
+    # message from https://github.com/PaddlePaddle/PaddleSpeech/pull/4084 (pad3d_kernel.cc:43)
+    'UnimplementedError: npu only support mode=constant right now,but received mode is replicate . [Hint: Expected '
+    'mode == "constant", but received mode:replicate != "constant":constant.] (at '
+    '/paddle/backends/npu/kernels/pad3d_kernel.cc:43)',
+])
+def test_paddle_unimplemented_error_type_is_an_unsupported_operator(line: str) -> None:
+    """Paddle's error type UNIMPLEMENTED (paddle/common/enforce.cc SimplifyErrorTypeFormat prints it
+    ``(Unimplemented) ...``; Python gets NotImplementedError): a kernel that does not implement the case, read as
+    ``op:unsupported`` (session 47, tester47f); before, the short form read nothing and the summary only an unknown
+    ``py:UnimplementedError``."""
+    got = kinds(line)
+    assert "op:unsupported" in got
+    assert "py:UnimplementedError" not in got
+    assert roles("op:unsupported").get("framework_error") == "primary"
+

@@ -50,6 +50,18 @@ common::enforce::EnforceNotMet`` in Paddle#75300; the eager backward's ``W0120 .
 level the run fails: read as the exception the Python caller gets, ``py:RuntimeError`` at error severity (a program's
 own failure that names no cause, as :data:`RE_CPP_UNCAUGHT`); a stronger line of the same failure (an ACL code, an
 out-of-memory message) still decides."""
+RE_PADDLE_UNIMPLEMENTED = screened(r"(?:^|[\s:\]>|])(?:\(Unimplemented\) |UnimplementedError: )")
+"""Paddle's error type UNIMPLEMENTED, the feature or operator case a kernel does not implement: its error summary
+names it ``UnimplementedError: <message>`` (paddle/common/errors.cc ``error_name``), the message the user sees
+simplifies that to ``(Unimplemented) <message>`` (paddle/common/enforce.cc ``SimplifyErrorTypeFormat``:
+``InvalidArgumentError: xxx -> (InvalidArgument) xxx``), and Python gets it as ``NotImplementedError``
+(paddle/fluid/pybind exception translation, ``UNIMPLEMENTED`` -> ``PyExc_NotImplementedError``). Read as
+``op:unsupported`` in both forms: a line quoted without the Python name, ``(Unimplemented) npu npu only support
+mode=constant right now,but received mode is reflect . [Hint: ...] (at /p...`` (PaddleSpeech#4058: the NPU pad3d
+kernel supports only constant padding, fixed in the caller by PaddleSpeech#4084), read nothing (session 47,
+tester47f)."""
+PADDLE_TO_PY = {"UnimplementedError": "NotImplementedError"}
+"""The Python exception Paddle raises for its error type (same translation), where the summary's own name differs."""
 CPP_TO_PY = {"std::bad_alloc": "MemoryError", "std::domain_error": "ValueError", "std::invalid_argument": "ValueError",
              "std::length_error": "ValueError", "std::range_error": "ValueError", "std::out_of_range": "IndexError",
              "std::overflow_error": "OverflowError"}
@@ -336,6 +348,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"|number of required [A-Z]PUs exceeds the total number of available [A-Z]PUs in the placement group"
                 r"|Current node has no [A-Z]PU available|Cannot provide a placement group of",
                 re.I), "cfg:device"),
+    (RE_PADDLE_UNIMPLEMENTED, "op:unsupported"),
     # not EOPNOTSUPP's strerror with its errno ("[Errno 95] Operation not supported", "... (os error 95)"): a file
     # system refusing a file operation, read by RE_FS_UNSUPPORTED (session 46, tester46d)
     (screened(r"(?<!\[Errno 95\] Operation )not supported(?! \(os error \d+\))|(?<!NORMAL_OR_)unsupported|"
@@ -432,7 +445,7 @@ def parse(ctx: LineCtx) -> bool:
             found = True
             break
     if m := _raised(text):
-        name = m.group(2)
+        name = PADDLE_TO_PY.get(m.group(2), m.group(2))
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
