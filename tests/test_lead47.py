@@ -88,3 +88,28 @@ def test_a_workload_with_a_bad_parameter_still_reserves_its_nodes(tmp_path: Path
     bad_size = {"name": "s", "kind": "inference", "first_node": 0, "params": {"decode_nodes": -3}}
     assert paths([bad_size, {"name": "b", "kind": "training", "first_node": 30, "nodes": 4}]) == [
         "spec.workloads[0].params.decode_nodes"]
+
+
+def test_logs_of_a_twin_bundle_is_not_capped_as_bundle_is_not(tmp_path: Path, engine: Any) -> None:
+    """primcap46 caps a real-text answer no documented signature supports (hung tasks alone read the Qingtian card),
+    but not on a bundle the twin wrote, where the association holds by construction: ``diagnose --bundle`` told the
+    twin's export by its workers' names, ``--logs DIR`` of the same bundle capped it (0.905 against 0.6). A copy whose
+    worker directory carries a real host's name is capped both ways (the control)."""
+    import shutil
+
+    from opsbrain import chaos
+    from opsbrain.bundle import diagnose_bundle
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.diagnosis.primcap import PRIMARY_CAP
+    from opsbrain.runner.run import run_plan
+
+    journal = run_plan(chaos.plan("qingtian-failure-training"), engine, bundle_dir=tmp_path / "out")
+    twin = Path(next(b for b in journal["bundles"] if b["incident"].startswith("f"))["path"])
+    by_bundle, by_logs = diagnose_bundle(twin, engine)["diagnosis"], diagnose_logs(str(twin), engine)["diagnosis"]
+    assert by_bundle["fault_class"] == by_logs["fault_class"] == "qingtian_failure"
+    assert by_logs["confidence"] > PRIMARY_CAP and by_bundle["confidence"] > PRIMARY_CAP
+    real = tmp_path / "real"
+    shutil.copytree(twin, real)
+    for d in sorted(real.glob("pod0-node*")):
+        d.rename(real / d.name.replace("pod0-node", "gpu-host-"))
+    assert diagnose_logs(str(real), engine)["diagnosis"]["confidence"] <= PRIMARY_CAP

@@ -60,6 +60,7 @@ from opsbrain.ingest.workers import (
     PATH_DEVICE_LOG,
     POD_DUMP,
     SERVICE_DIRS,
+    TWIN_CLUSTER_DIR,
     container_log_head,
     is_wrapper,
     node_tree_head,
@@ -71,7 +72,7 @@ MANIFEST = "bundle.json"
 SWITCH_DIR = "lcne_log"
 OLD_SWITCH_DIR = "switch"
 DL_DIR = "dl_log"
-CLUSTER_DIR = "cluster"
+CLUSTER_DIR = TWIN_CLUSTER_DIR
 
 
 def _param(default: Any, unit: str, source: str, **bounds: float) -> Any:

@@ -52,7 +52,7 @@ from opsbrain.ingest.where import (
     real_component,
     user_terms,
 )
-from opsbrain.ingest.workers import archive_name, archive_top, host_root
+from opsbrain.ingest.workers import archive_name, archive_top, host_root, twin_export
 from opsbrain.kb.compiled import compiled_kb
 from opsbrain.verdict import UNKNOWN, Diagnosis, nothing_found, verdict_first
 
@@ -242,7 +242,11 @@ def with_component_self(d: dict[str, Any], signals: list[Signal], host_of: Calla
 
 
 def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None,
-                     ranks: RankTable | None = None, view: TextView | None = None) -> dict[str, Any]:
+                     ranks: RankTable | None = None, view: TextView | None = None,
+                     twin: bool = False) -> dict[str, Any]:
+    """The verdict on signals read from real text. ``twin``: they were read from a bundle the twin wrote
+    (:func:`opsbrain.ingest.workers.twin_export`), whose verdict is not capped for want of a documented signature
+    (:mod:`opsbrain.diagnosis.primcap`), as ``diagnose --bundle`` does not cap it."""
     now = max((s.t for s in signals), default=0.0)
     levels = imported_levels(knowledge.matcher if knowledge is not None else None)
     if levels:
@@ -302,7 +306,8 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         out["root_cluster"] = mr
         apply_root_cluster(out, mr, engine, MAX_EVIDENCE_LINES)
     readout_capped(out, sigs, view is not None and view.fails_beyond())  # a state alone is a symptom (session 44)
-    primary_capped(out, sigs, own)  # no documented sign of the class, another's present (session 46)
+    if not twin:  # (the twin's own export: primcap's docstring; session 47, as --bundle)
+        primary_capped(out, sigs, own)  # no documented sign of the class, another's present (session 46)
     with_component_self(out, sigs, lambda s: s.host)
     with_symptoms(out, stats)
     if out["fault_class"] != UNKNOWN and not out["evidence_lines"]:
@@ -433,7 +438,8 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     signals, old = link_history_dropped(signals, table.job_start)
     chosen = busiest_job(table) if table.jobs else -1  # several jobs' processes: one root cluster each
     mine = table.jobs[chosen] if table.jobs else table
-    res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, mine, hooks.view)
+    res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, mine, hooks.view,
+                           twin=twin_export(s.file for s in signals))
     if mine.attempts:  # the job ran more than once (a restart): which attempt the evidence is from
         res["attempts"] = say_attempt(res["diagnosis"], mine, mine.attempt)
     if table.jobs:

@@ -35,7 +35,9 @@ readout cap (:mod:`opsbrain.diagnosis.statecap`): inside the twin the model's as
 Qingtian incidents print exactly these lines, and nothing else does), so its held-out evaluation decides through
 :meth:`opsbrain.diagnosis.engine.Engine.decide` unchanged, and so does ``diagnose --bundle`` of a bundle the twin
 exported (every worker named as the twin names its nodes: :func:`opsbrain.bundle.reader.real_nodes` holds none;
-review46b: of the round trip's 418 bundles the two of the Qingtian card's fault read 0.905 and were capped to 0.6).
+review46b: of the round trip's 418 bundles the two of the Qingtian card's fault read 0.905 and were capped to 0.6),
+and ``diagnose --logs`` of such a bundle's directory (every file of a worker directory in a twin-named one:
+:func:`opsbrain.ingest.workers.twin_export`; session 47: it read the same bundle 0.6 where ``--bundle`` read 0.905).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 from opsbrain.ingest.archive import common_top
@@ -151,6 +152,27 @@ def real_host_file(file: str | None) -> bool | None:
     worker = host_root(file)[0] if file else ""
     base = worker.rsplit("/", 1)[-1]
     return False if base and not re.match(r"pod\d+-node\d+(?=$|[-.])", base) else None
+
+
+TWIN_CLUSTER_DIR = "cluster"
+"""The folder of a twin-written bundle that holds the cluster's own records (jobs, the scheduler): no host's
+(:data:`opsbrain.bundle.layout.CLUSTER_DIR`)."""
+
+
+def twin_export(files: Iterable[str | None]) -> bool:
+    """Whether ``files`` (the files signals were read from) are a bundle the twin wrote: at least one in a worker
+    directory named as the twin names its nodes (``pod0-node7``), none in another host's directory (its cluster
+    folder is no host's). ``diagnose --bundle`` tells the same from the workers its reader named
+    (:func:`opsbrain.bundle.reader.real_nodes`); a paste, a file with no worker directory, is not."""
+    seen = False
+    for f in files:
+        root = host_root(f)[0] if f else ""
+        if not root or TWIN_CLUSTER_DIR in root.split("/"):
+            continue
+        if real_host_file(f) is False:
+            return False
+        seen = True
+    return seen
 
 
 def device_store(parts: list[str] | tuple[str, ...]) -> int | None:
