@@ -113,3 +113,27 @@ def test_logs_of_a_twin_bundle_is_not_capped_as_bundle_is_not(tmp_path: Path, en
     for d in sorted(real.glob("pod0-node*")):
         d.rename(real / d.name.replace("pod0-node", "gpu-host-"))
     assert diagnose_logs(str(real), engine)["diagnosis"]["confidence"] <= PRIMARY_CAP
+
+
+@pytest.mark.parametrize(("line", "host"), [
+    # tester47b: onnxruntime's error line (microsoft/onnxruntime#21352's form) named its exception as the root host
+    ("onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : CANNGRAPH failure "
+     "1343225857: GE error", None),
+    ("urllib3.exceptions.MaxRetryError: HTTPConnectionPool(host='127.0.0.1', port=8000): Max retries exceeded "
+     "with url: /v1/models EL0004: Failed to allocate memory.", None),
+    # the controls: a fan-out tool's host before the line stays the line's host
+    ("worker-3: [ERROR] RUNTIME(1,python):2024-01-01-00:00:00.000.000 EL0004: Failed to allocate memory.",
+     "worker-3"),
+    ("10.0.0.5: [ERROR] EL0004: Failed to allocate memory.", "10.0.0.5"),
+])
+def test_a_python_exceptions_dotted_name_is_no_host(line: str, host: str | None, engine: Any) -> None:
+    import io
+
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.ingest.surface import head_source, plain
+
+    text, prefix = plain(line)
+    assert (head_source(prefix) if prefix else None) == host
+    assert host is not None or text == line  # the exception's name stays on its line
+    d = diagnose_logs("-", engine, stdin=io.BytesIO((line + "\n").encode()))["diagnosis"]
+    assert d["fault_class"] != "unknown" and d["root"]["host"] == host

@@ -49,8 +49,13 @@ _HEAD_STAMP = (r"\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d{1,6})*\]"
                r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
                r"|" + _MONTH + r" [ \d]\d \d\d:\d\d:\d\d")
 _HEAD_HOST = r"[A-Za-z0-9][\w.-]{0,62}: "
+_NOT_MODULE = r"(?![\w.-]*_[\w-]*\.|[\w.-]*\.[A-Z][a-z0-9]+[A-Z]\w*: )"
+"""A Python exception's dotted name before its message is no host: an underscore in a label before a dot (no DNS
+name has one: RFC 1123), ``onnxruntime.capi.onnxruntime_pybind11_state.Fail: ``, or a CamelCase last label,
+``urllib3.exceptions.MaxRetryError: `` (session 47, tester47b: onnxruntime's error line named the first as the
+root host)."""
 _HEAD = lazy_compile(r"(?:(?:" + _HEAD_STAMP + r") )?"
-                   r"(?:(?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])" + _HEAD_HOST + r")?(?=[\[|\s])")
+                   r"(?:(?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])" + _NOT_MODULE + _HEAD_HOST + r")?(?=[\[|\s])")
 """The host of ``host: `` has a digit and a dot or dash (``worker-3``, ``10.0.0.5``, ``gpu12.dc1``): a code such as
 ``EI0002: `` or a bare ``node1: `` is not taken for one."""
 _KUBECTL = lazy_compile(r"\[pod/[^\]\s/]+/[^\]\s]+\] ?")
@@ -196,7 +201,7 @@ def _grep_head(line: str) -> int:
     return m.end()
 
 
-_FAN_OUT = r"((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])[A-Za-z0-9][\w.-]{0,62}): "
+_FAN_OUT = r"((?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])" + _NOT_MODULE + r"[A-Za-z0-9][\w.-]{0,62}): "
 """A fan-out tool's host before a line: a digit and a dot or dash in it, as :data:`_HEAD` takes it."""
 _SOURCE_HEADS = (lazy_compile(r"\[pod/([^\]\s/]+)/"),  # kubectl logs --prefix: the pod
                  lazy_compile(r"(?:^|\s)([A-Za-z0-9][\w.-]*[-_]\d+) +\| "),  # docker compose logs: the container
