@@ -192,3 +192,25 @@ within :data:`_NEAR` of the layout: a check's message names both in one clause, 
 every argument on one line may hold either anywhere."""
 RE_ATC_OUT_NODES = screened(_ATC_OUT_NODES)
 """The converter's ``--out_nodes`` refusals (:data:`_ATC_OUT_NODES`) on a line of their own."""
+RE_CONTEXT_OVER_MODEL = screened(r"\bUser-specified max_model_len\b[^.]{0,40}? is greater than the \w+ max_model_len\b",
+                                 re.I)
+"""A context length the job was launched with that the model's own config does not allow: vLLM checks the
+``--max-model-len`` argument against the length derived from the model's ``config.json`` before it loads anything
+(vllm/config ``_get_and_verify_max_len``: ``User-specified max_model_len (65536) is greater than the derived
+max_model_len (max_position_embeddings=32768 ...). ... To allow overriding this maximum, set the env var
+VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``). The setting is the cause and lowering it (or the variable) the fix: Huawei Cloud's
+Ascend-vLLM inference FAQ (https://support.huaweicloud.com/bestpractice-modelarts/modelarts_llm_infer_5908032.md,
+problem 2, quoting ``ValueError:User-specified max_model_len is greater than the drived max_model_len``: export
+VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or raise ``seq_length`` in config.json). A configuration error, as a parallel layout
+the model cannot take (:data:`RE_PARALLEL_LAYOUT`); the ValueError alone reads framework_error. Session 47,
+tester47i."""
+RE_ROPE_SCHEMA_OLD = screened(r"\brope_scaling['`]? must be a dictionary with two fields\b.{0,200}?'rope_type'")
+"""A model config written for a newer transformers than the one installed: transformers before 4.43 validated
+``rope_scaling`` as exactly ``{type, factor}`` (LlamaConfig ``_rope_scaling_validation``: ``ValueError: `rope_scaling`
+must be a dictionary with two fields, `type` and `factor`, got {...}``), so the Llama 3.1 config, whose dict carries
+``rope_type`` and more fields, fails there. Huawei Cloud's Ascend-vLLM FAQ
+(https://support.huaweicloud.com/bestpractice-modelarts/modelarts_llm_infer_91237.html, problem 3: ``got {'factor':
+8.0, 'low_freq_factor': 1.0, ..., 'rope_type': 'llama3'}``, fixed by upgrading transformers to 4.43.1) and SGLang's
+image test notes ("The old transformers version doesn't understand the new rope_scaling format"). Read only when the
+rejected dict names ``'rope_type'`` (the newer schema's key): without it the dict may simply be wrong. ``cfg:version``.
+Session 47, tester47i."""
