@@ -214,3 +214,12 @@ must be a dictionary with two fields, `type` and `factor`, got {...}``), so the 
 image test notes ("The old transformers version doesn't understand the new rope_scaling format"). Read only when the
 rejected dict names ``'rope_type'`` (the newer schema's key): without it the dict may simply be wrong. ``cfg:version``.
 Session 47, tester47i."""
+RE_CMAKE_TOO_NEW = screened(r"\bCompatibility with CMake < \d+(?:\.\d+)* has been removed from CMake\b")
+"""A build's CMake newer than the project's build files allow: CMake 4.0 removed compatibility with
+``cmake_minimum_required`` below 3.5 and stops the configure step with ``CMake Error at <file>:<line>
+(cmake_minimum_required): Compatibility with CMake < 3.5 has been removed from CMake.`` (CMake 4.0 release notes,
+"Deprecated and Removed Features"; https://cmake.org/cmake/help/v4.0/release/4.0.html). Ascend/pytorch's build FAQ
+gives the torch_npu form (docs/zh/installation_guide/faq.md @9e73e708, 问题4: "the CMake in your container is newer",
+against third_party/Tensorpipe's libuv; the fix, ``-DCMAKE_POLICY_VERSION_MINIMUM=3.5``). The versions installed, not
+the program. Not the warning CMake 3.27-3.31 print first (``... will be removed from a future version of CMake.``),
+after which the configure step goes on (session 47, tester47k)."""
