@@ -23,7 +23,8 @@ _ENV = (
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
     r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)|"
     r"\b(?:received|sent) message (?:after decompression )?larger than max\b|"
-    r"\bunknown or invalid runtime name: \S|\bUnknown runtime specified \S")
+    r"\bunknown or invalid runtime name: \S|\bUnknown runtime specified \S|"
+    r"\bCheck (?:Owner|Owner group|Other group) permission failed\b|\bowner id diff: current process user id is \d")
 _FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist"
           r"(?!,? (?:ignoring|skipping)\b)|"
           r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
@@ -92,7 +93,14 @@ unknown or invalid runtime name: <name>`` (moby/moby daemon/runtime_unix.go, ``g
 daemon.json's ``runtimes`` nor a containerd shim name; older daemons: ``Unknown runtime specified <name>.``). On an
 Ascend host ``--runtime=ascend`` before Ascend Docker Runtime is installed and registered, or before Docker was
 restarted after the install (hw-native-sys/pypto docs/en/user/04-dev-container.md, Edge Cases): the host's set-up,
-not a device."""
+not a device. The file-security check of MindIE's components and MindX SDK refusing a file the process reads (session
+47, tester47l): ``Check path: config.json failed, by: Check Other group permission failed: Current permission is 4,
+but required no greater than 0.`` and ``owner id diff: current process user id is 0, file owner id is 1000``
+(Ascend/MindIE-LLM src/utils/log/file_utils.cpp ``FileUtils::ConstrainPermission`` / ``ConstrainOwner``, the
+``Owner`` / ``Owner group`` / ``Other group`` digit of the mode above the one allowed, or a file another user owns;
+the MindIE LLM FAQ, "Check_path: config.json failed": chmod 640 the weight directory's config.json; MindX SDK's
+FileUtils.cpp prints ``Check Owner permission failed: Current permission is 7, but required no greater than 6.``):
+the files' mode or owner, set by whoever installed them."""
 CFG_ENV_TEXT = screened(_ENV, re.I)
 """Configuration and environment texts (this parser's own reading; a setting needs :data:`CFG_SETTING`): libraries
 and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by
