@@ -69,7 +69,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"^\s*load_backend: failed to find ggml_backend_init in \S[^\n]{0,400}$|"
                     r"^\s*[A-Z][A-Z0-9_]{0,40}\([^\n]{0,800}?\): not supported \[\w[\w.:-]{0,40}\]\s*$|"
                     r"\bUnable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin "
-                    r"cu(?:DNN|FFT|BLAS) when one has already been registered\s*$")
+                    r"cu(?:DNN|FFT|BLAS) when one has already been registered\s*$|"
+                    r"Warning: numpy\.(?:dtype|ufunc|ndarray) size changed, may indicate binary incompatibility")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -314,7 +315,18 @@ for that plugin id is already in the registry, and the registered one stays in u
 (xla/stream_executor/plugin_registry.cc,
 https://github.com/openxla/xla/blob/0dc513b903fadfe4f214402fa9c63774d8f4846c/xla/stream_executor/plugin_registry.cc;
 tensorflow/tensorflow#62075, openxla/xla#20803). In ultralytics#21765's YOLOv10x DDP start the line read
-config_error 0.47 through the text fallback. Other start-up failures of the same libraries keep their readings."""
+config_error 0.47 through the text fallback. Other start-up failures of the same libraries keep their readings.
+Session 47, tester47j: Cython's NumPy ABI check printed as a warning, ``RuntimeWarning: numpy.dtype size changed, may
+indicate binary incompatibility. Expected 96, got 88`` (and its ``numpy.ufunc`` and ``numpy.ndarray`` twins): an
+extension compiled with Cython checks the size of NumPy's types as it imports them and only warns when the type in
+memory is larger than the header it was built with (``__Pyx_ImportType``, Cython/Utility/ImportExport.c,
+``PyErr_WarnEx``), a newer NumPy the extension works with; NumPy itself filters exactly these three as "Cython harmless
+warnings" (numpy/__init__.py, ``warnings.filterwarnings("ignore", message="numpy.dtype size changed")`` and the other
+two, numpy/numpy#11634; NumPy's developers in bokeh/bokeh#8165: "It is safe to ignore"), so they show only where that
+filter is reset or the import precedes NumPy's (RRZE-HPC/OSACA#10, desihub/desisim#560: the tool works on). Before, the
+line read ``cfg:version`` (config_error 0.66) like the raised form. The raised form (``ValueError: numpy.ndarray size
+changed, ...``, a type smaller than the header: the extension cannot work) keeps ``cfg:version``
+(:data:`opsbrain.ingest.parsers.framework.RE_BUILT_FOR_OTHER`)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""

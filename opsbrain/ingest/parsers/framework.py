@@ -164,13 +164,19 @@ is busy, check again" Is Displayed in Pod Logs': NPUs occupied by, or mounted in
 allocation of devices, read like the device-in-use texts (``cfg:device``)."""
 RE_BUILT_FOR_OTHER = screened(
     r"version `GLIBC(?:XX)?_[\d.]+' not found|compiled using NumPy 1\.x cannot be run in|"
-    r"\b_ARRAY_API not found|numpy\.dtype size changed, may indicate binary incompatibility|"
+    r"\b_ARRAY_API not found|(?<!Warning: )\bnumpy\.\w+ size changed, may indicate binary incompatibility|"
     r"Descriptors cannot be created directly")
 """A binary built against other versions than the ones installed, each named by the program that refuses it: the
 dynamic loader's ``version `GLIBCXX_3.4.29' not found (required by ...)`` (glibc elf/dl-version.c: the libstdc++ or
 glibc on the host is older than the one a package was built with); NumPy 2's refusal of an extension compiled for
 NumPy 1 (``A module that was compiled using NumPy 1.x cannot be run in NumPy 2.x``, ``_ARRAY_API not found``; the
-NumPy 2.0 migration guide) and NumPy's ABI check (``numpy.dtype size changed, may indicate binary incompatibility``);
+NumPy 2.0 migration guide) and the ABI check Cython compiles into an extension built against NumPy's C headers
+(``ValueError: numpy.ndarray size changed, may indicate binary incompatibility. Expected 88 from C header, got 80 from
+PyObject``, ``numpy.dtype ...``, ``numpy.ufunc ...``: ``__Pyx_ImportType`` in Cython/Utility/ImportExport.c raises it
+when NumPy's type is smaller than the header the extension was built with; the MindSpore FAQ "Execution Problems"
+shows gensim's, fixed by reinstalling matching numpy and gensim, session 47, tester47j; the same text printed as a
+``RuntimeWarning:``, a type larger than the header, is the harmless case NumPy filters itself and is benign,
+:data:`opsbrain.ingest.benign.BENIGN`);
 protobuf 4's refusal of generated code older than the runtime (``Descriptors cannot be created directly. ... your
 generated code is out of date and must be regenerated with protoc >= 3.19.0``, protobuf python/google/protobuf/
 descriptor.py; its own advice: downgrade the protobuf package or regenerate). The versions installed, not the
