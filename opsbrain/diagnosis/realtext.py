@@ -36,7 +36,7 @@ from opsbrain.diagnosis.textmodel import (  # noqa: F401 - re-exported: the serv
     serving,
 )
 from opsbrain.fastre import fast_lines_with, fast_search
-from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE, RecoveredScan
+from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE, RecoveredScan, recovery_cue
 from opsbrain.ingest.parsers.sigkill import TRACEBACK_HEAD, KilledTracebackScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.where import host_in
@@ -207,7 +207,8 @@ class TextView:
         self._killed: dict[str | None, KilledTracebackScan] = {}
 
     def __call__(self, line: str, file: str | None, line_no: int, head: str = "") -> None:
-        if "DCMI" in line and (back := self._recovered.setdefault(file, RecoveredScan()).step(line_no, line)):
+        if recovery_cue(line, self._recovered.get(file)) and (
+                back := self._recovered.setdefault(file, RecoveredScan()).step(line_no, line)):
             self._retract({(file, n) for n in back})  # a failure the program recovered from (RecoveredScan)
         if (TRACEBACK_HEAD in line or file in self._killed) and (
                 back := self._killed.setdefault(file, KilledTracebackScan()).step(line_no, line)):

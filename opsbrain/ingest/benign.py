@@ -70,7 +70,10 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"^\s*[A-Z][A-Z0-9_]{0,40}\([^\n]{0,800}?\): not supported \[\w[\w.:-]{0,40}\]\s*$|"
                     r"\bUnable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin "
                     r"cu(?:DNN|FFT|BLAS) when one has already been registered\s*$|"
-                    r"Warning: numpy\.(?:dtype|ufunc|ndarray) size changed, may indicate binary incompatibility")
+                    r"Warning: numpy\.(?:dtype|ufunc|ndarray) size changed, may indicate binary incompatibility|"
+                    r"\bNPU warning, error code is 100037\b|\[Finalize\]\[Acl\]repeatedly finalized\b|"
+                    r"^\s*\[Error\]: Repeated deinitialization\.\s*$|"
+                    r"^\s*Check whether the acl\.finalize interface is repeatedly invoked for deinitialization\.\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -326,7 +329,19 @@ two, numpy/numpy#11634; NumPy's developers in bokeh/bokeh#8165: "It is safe to i
 filter is reset or the import precedes NumPy's (RRZE-HPC/OSACA#10, desihub/desisim#560: the tool works on). Before, the
 line read ``cfg:version`` (config_error 0.66) like the raised form. The raised form (``ValueError: numpy.ndarray size
 changed, ...``, a type smaller than the header: the extension cannot work) keeps ``cfg:version``
-(:data:`opsbrain.ingest.parsers.framework.RE_BUILT_FOR_OTHER`)."""
+(:data:`opsbrain.ingest.parsers.framework.RE_BUILT_FOR_OTHER`).
+Session 47, tester47n: a second ``aclFinalize`` of a process whose ACL environment was already finalized. CANN's
+``aclFinalizeImpl`` returns ACL_ERROR_REPEAT_FINALIZE (100037) at once when ``aclFinalizeFlag`` is set, which only a
+finalize that succeeded sets, and logs ``[Finalize][Acl]repeatedly finalized`` (hicann/runtime
+src/acl/aclrt_impl/acl.cpp @681ef761, https://github.com/hicann/runtime/blob/681ef7610df13c8128982901142a2c869ddbb53e/
+src/acl/aclrt_impl/acl.cpp; the API reference: one aclFinalize clears aclInit's reference count,
+docs/zh/api_ref/02_initialization_and_deinitialization.md). torch_npu reports the code through ``NPU_CHECK_WARN``
+(``NPU warning, error code is 100037[Error]: `` / ``[Error]: Repeated deinitialization.`` / ``Check whether the
+acl.finalize interface is repeatedly invoked for deinitialization.`` and the ACL error message, Ascend/pytorch
+torch_npu/csrc/core/npu/NPUException.h @f38af786): the program's exit after a library finalized ACL itself, nothing
+left to free. wangYzh0912/npu-nvme's README shows the block after each run, "正常的，不用在意"; it read framework_error
+0.60 from ``err:EH9999`` and the code. The block's generic lines (``EH9999: Inner Error!``, ``TraceBack ...``, the
+closing ``(function operator())``) are read by :class:`RecoveredScan`. Other EH9999 errors keep their reading."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
@@ -386,6 +401,14 @@ RECOVERED_SPAN = 40
 """reason: the most lines from the V1 failure's log line to the V2 success line that are read as one attempt: the
 traceback of the call (9 lines in gpustack/runtime#20's run) and a few lines another thread may print between; a
 success further on is not this failure's recovery (a coarse bound, not fitted)."""
+FINALIZED_TWICE = lazy_compile(r"\bNPU warning, error code is 100037\b")
+"""torch_npu's warning of a repeated aclFinalize (ACL_ERROR_REPEAT_FINALIZE, :data:`BENIGN`): the head of a block
+whose lines run to the closing ``(function NAME)`` of c10's warning text (:class:`RecoveredScan`)."""
+WARNING_END = lazy_compile(r"\(function [\w:~<>]+(?:\(\))?\)\s*$")
+"""The end of a c10 ``TORCH_WARN`` text as printed, ``... (function operator())``."""
+FINALIZED_SPAN = 12
+"""reason: the most lines from that warning's head to its closing line read as one block: the head, the code's two
+lines and the ACL error message (6 lines in npu-nvme's README); a coarse bound, not fitted."""
 
 
 class RecoveredScan:
@@ -411,12 +434,30 @@ class RecoveredScan:
     def __init__(self) -> None:
         self._open: tuple[int, int | None] | None = None
         """The open failure: its log line's number, and its exception line's once read."""
+        self._twice: int | None = None
+        """The head line of an open repeated-finalize warning (:data:`FINALIZED_TWICE`)."""
         self.lines: set[int] = set()
         """The numbers of the lines recovered so far."""
 
+    @property
+    def busy(self) -> bool:
+        """Whether a block is open: the next lines may belong to it (a caller that steps only cue lines steps all)."""
+        return self._open is not None or self._twice is not None
+
     def step(self, n: int, text: str) -> range:
         """One line (number ``n``) of the file: the numbers of the lines a success on it recovered (an empty range
-        on any other line)."""
+        on any other line). A repeated-finalize warning's lines, head to closing line, are recovered as one block
+        (the warning says its own call did nothing, :data:`BENIGN`)."""
+        if self._twice is not None and n - self._twice > FINALIZED_SPAN:
+            self._twice = None
+        if self._twice is None and "100037" in text and FINALIZED_TWICE.search(text):
+            self._twice = n
+        if self._twice is not None:
+            if not WARNING_END.search(text):
+                return range(0)
+            back, self._twice = range(self._twice, n + 1), None
+            self.lines.update(back)
+            return back
         if "DCMI" not in text:
             if self._open is not None and n - self._open[0] > RECOVERED_SPAN:
                 self._open = None
@@ -444,9 +485,15 @@ class RecoveredScan:
 
 
 def may_recover(data: bytes | bytearray) -> bool:
-    """Whether a file's bytes may hold a failure :class:`RecoveredScan` reads as recovered (each of its lines names
-    DCMI): one search in C, the bundle walk's cue to run :func:`recovered_in` over the file's lines."""
-    return b"DCMI" in data
+    """Whether a file's bytes may hold a failure :class:`RecoveredScan` reads as recovered (its cue lines name DCMI or
+    ACL's code 100037): a search in C, the bundle walk's cue to run :func:`recovered_in` over the file's lines."""
+    return b"DCMI" in data or b"100037" in data
+
+
+def recovery_cue(text: str, scan: RecoveredScan | None) -> bool:
+    """Whether a line must be stepped through ``scan``: one that may open or close what it reads, or any line while a
+    block is open (a caller that skips the rest keeps :class:`RecoveredScan` cheap)."""
+    return "DCMI" in text or "100037" in text or (scan is not None and scan.busy)
 
 
 def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
@@ -456,6 +503,6 @@ def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = No
     :mod:`opsbrain.bundle.reader`: their signals are dropped, session 46)."""
     scan = RecoveredScan()
     for k, text in enumerate(lines, 1):
-        if "DCMI" in text:  # (the scan's other lines only close an open failure, as its next DCMI line does too)
-            scan.step(line_no(k) if line_no is not None else k, text)
+        if recovery_cue(text, scan):  # (the scan's other lines only close an open DCMI failure, as its next DCMI
+            scan.step(line_no(k) if line_no is not None else k, text)  # line does too)
     return scan.lines
