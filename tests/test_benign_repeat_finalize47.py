@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from opsbrain.diagnosis.realtext import excerpt_view
-from opsbrain.ingest.benign import BENIGN, may_recover, recovered_in
+from opsbrain.ingest.benign import BENIGN
+from opsbrain.ingest.recovered import may_recover, recovered_in
 from opsbrain.ingest.text import ingest_text
 
 # https://github.com/wangYzh0912/npu-nvme/blob/HEAD/README.md ("运行后最后输出这些内容是正常的，不用在意")

@@ -1,6 +1,6 @@
 """``diagnose --bundle`` reads a failure its program recovered from as ``--logs`` does (session 46, split46).
 
-fa46 added :class:`opsbrain.ingest.benign.RecoveredScan` (gpustack-runtime's DCMI V1 failure followed within 40 lines
+fa46 added :class:`opsbrain.ingest.recovered.RecoveredScan` (gpustack-runtime's DCMI V1 failure followed within 40 lines
 by its V2 success is no failure) and applied it in ``--logs``' reader and the text view; the bundle reader built its
 signals without it, so the same block in a bundle's log file read ``drv:api_error`` and ``op:unsupported`` (and
 config_error). The block is the real one of gpustack/runtime#20 (tests/test_false_alarms46.py's ``GPUSTACK``), in a

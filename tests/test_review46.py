@@ -21,9 +21,10 @@ import time
 import pytest
 
 from opsbrain.diagnosis.realtext import excerpt_view
-from opsbrain.ingest.benign import BENIGN, RECOVERED_SPAN
+from opsbrain.ingest.benign import BENIGN
 from opsbrain.ingest.parsers import parse_line
 from opsbrain.ingest.rankrecords import RE_OOM_KILL
+from opsbrain.ingest.recovered import RECOVERED_SPAN
 from opsbrain.ingest.text import ingest_text
 from tests.regex_shape import shape_problems
 from tests.test_false_alarms46 import GPUSTACK, V2_LINE

@@ -67,7 +67,6 @@ from opsbrain.bundle.zones import file_zone, plan
 from opsbrain.errors import InputError
 from opsbrain.ingest import Signal, parse_job_event
 from opsbrain.ingest.archive import ArchiveError, DirTree, Tree, open_tree
-from opsbrain.ingest.benign import recovered_in
 from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.derive import restatements_dropped, section_placed
 from opsbrain.ingest.hostnames import unnamed_root
@@ -76,6 +75,7 @@ from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.parsers.device import SECTION_DEVICE
 from opsbrain.ingest.parsers.sigkill import killed_tracebacks_in
 from opsbrain.ingest.ranks import RankCollector
+from opsbrain.ingest.recovered import recovered_in
 from opsbrain.ingest.transceivers import Beyond, power_signal
 from opsbrain.yamlio import json_or_none
 
@@ -282,7 +282,7 @@ def signals_of(lines: Iterable[BundleLine], placement: dict[str, list[str]], may
     (:attr:`BundleRead.optics`): the lines that print an optical lane beyond its module's thresholds, whose signals
     :func:`opsbrain.ingest.transceivers.power_signal` gives, as under ``--logs``. ``recovered``
     (:attr:`BundleRead.recovered`): (file, line) of the lines of a failure its program recovered from, which give no
-    signal, as under ``--logs`` (:class:`opsbrain.ingest.benign.RecoveredScan`)."""
+    signal, as under ``--logs`` (:class:`opsbrain.ingest.recovered.RecoveredScan`)."""
     chips = chips or {}
     sigs: list[Signal] = []
     where: dict[int, int] = {}

@@ -69,8 +69,8 @@ class BundleRead:
     gives their signals; each such line has a record in :attr:`lines`."""
     recovered: set[tuple[str, int]] = field(default_factory=set)
     """(file, line as written) of the lines of a failure its program recovered from at once, by its own account
-    (:class:`opsbrain.ingest.benign.RecoveredScan`, the rule ``--logs`` reads by too): :func:`~opsbrain.bundle.reader.
-    signals_of` gives them no signal."""
+    (:class:`opsbrain.ingest.recovered.RecoveredScan`, the rule ``--logs`` reads by too):
+    :func:`~opsbrain.bundle.reader.signals_of` gives them no signal."""
     chips: dict[str, ChipMap] = field(default_factory=dict)
     """A real host's (its node id's) device numbering as its npu_info files' npu-smi output shows it
     (:mod:`opsbrain.ingest.chipmap`, session 38); a host without such output is not here (its ids as written)."""

@@ -39,10 +39,10 @@ from opsbrain.ingest.archive import (
     group_parts,
     with_nested,
 )
-from opsbrain.ingest.benign import may_recover
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
 from opsbrain.ingest.parsers.sigkill import may_carry_kill
 from opsbrain.ingest.plainscan import plain_all
+from opsbrain.ingest.recovered import may_recover
 from opsbrain.ingest.repeats import Folds, fold_bytes
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.surface import fill_holes, junk_count, may_carry
@@ -67,7 +67,7 @@ class _File:
     ascii: bool = False  # packed, and every byte of it ASCII (known as it was packed)
     optical: bool = False  # its bytes may hold an optical module's answer (ingest.transceivers.may_hold)
     recovers: bool = False  # its bytes may hold lines read as no failure of their own: a failure its program recovered
-    # from (ingest.benign.may_recover), a traceback carrying a kill's report (ingest.parsers.sigkill.may_carry_kill)
+    # from (ingest.recovered.may_recover), a traceback carrying a kill's report (ingest.parsers.sigkill.may_carry_kill)
 
     def line_no(self, k: int) -> int:
         """Line ``k`` of :attr:`lines` (1-based): its number in the file as written."""
@@ -170,7 +170,7 @@ class _Content(NamedTuple):
     folds: Folds | None = None
     ascii: bool = False  # packed, every byte ASCII
     optical: bool = False  # ingest.transceivers.may_hold of its bytes
-    recovers: bool = False  # ingest.benign.may_recover of its bytes
+    recovers: bool = False  # ingest.recovered.may_recover of its bytes
 
 
 PACK_LEVEL = 1

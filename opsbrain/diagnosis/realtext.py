@@ -36,9 +36,10 @@ from opsbrain.diagnosis.textmodel import (  # noqa: F401 - re-exported: the serv
     serving,
 )
 from opsbrain.fastre import fast_lines_with, fast_search
-from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE, RecoveredScan, recovery_cue
+from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
 from opsbrain.ingest.parsers.sigkill import TRACEBACK_HEAD, KilledTracebackScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
+from opsbrain.ingest.recovered import RecoveredScan, recovery_cue
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile

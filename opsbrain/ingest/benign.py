@@ -4,9 +4,7 @@ layer's parsers) and are left out of the text the fallback reads (:class:`opsbra
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
 
-from opsbrain.ingest.signal import Signal
 from opsbrain.lazyre import lazy_compile
 
 BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
@@ -333,15 +331,17 @@ changed, ...``, a type smaller than the header: the extension cannot work) keeps
 Session 47, tester47n: a second ``aclFinalize`` of a process whose ACL environment was already finalized. CANN's
 ``aclFinalizeImpl`` returns ACL_ERROR_REPEAT_FINALIZE (100037) at once when ``aclFinalizeFlag`` is set, which only a
 finalize that succeeded sets, and logs ``[Finalize][Acl]repeatedly finalized`` (hicann/runtime
-src/acl/aclrt_impl/acl.cpp @681ef761, https://github.com/hicann/runtime/blob/681ef7610df13c8128982901142a2c869ddbb53e/
-src/acl/aclrt_impl/acl.cpp; the API reference: one aclFinalize clears aclInit's reference count,
+src/acl/aclrt_impl/acl.cpp @681ef761,
+https://github.com/hicann/runtime/blob/681ef7610df13c8128982901142a2c869ddbb53e/ src/acl/aclrt_impl/acl.cpp; the API
+reference: one aclFinalize clears aclInit's reference count,
 docs/zh/api_ref/02_initialization_and_deinitialization.md). torch_npu reports the code through ``NPU_CHECK_WARN``
 (``NPU warning, error code is 100037[Error]: `` / ``[Error]: Repeated deinitialization.`` / ``Check whether the
 acl.finalize interface is repeatedly invoked for deinitialization.`` and the ACL error message, Ascend/pytorch
 torch_npu/csrc/core/npu/NPUException.h @f38af786): the program's exit after a library finalized ACL itself, nothing
-left to free. wangYzh0912/npu-nvme's README shows the block after each run, "正常的，不用在意"; it read framework_error
-0.60 from ``err:EH9999`` and the code. The block's generic lines (``EH9999: Inner Error!``, ``TraceBack ...``, the
-closing ``(function operator())``) are read by :class:`RecoveredScan`. Other EH9999 errors keep their reading."""
+left to free. wangYzh0912/npu-nvme's README shows the block after each run,
+"正常的，不用在意"; it read framework_error 0.60 from ``err:EH9999`` and the code. The block's generic lines
+(``EH9999: Inner Error!``, ``TraceBack ...``, the closing ``(function operator())``) are read by
+:class:`opsbrain.ingest.recovered.RecoveredScan`. Other EH9999 errors keep their reading."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
@@ -387,122 +387,3 @@ COMPONENT_SELF: dict[str, tuple[str, str, str]] = {
 """Signal kinds of a monitoring component's own failures: kind -> (component, what failed, what to check). No class
 takes them (a job-level class would blame the job for its monitor's problem): a verdict whose only findings they are
 says so, as the vendor map gives the exporter's own entries no class (knowledge_base/vendor_map.yaml)."""
-
-
-DCMI_V1_FAILED = lazy_compile(r"\bFailed to initialize DCMI(?!\s+through either API)\b")
-"""gpustack-runtime's log line as its V1 ``dcmi_init`` fails (:class:`RecoveredScan`); the merged code's ``Failed to
-initialize DCMI through either API, ...`` (both refused) is no such line."""
-DCMI_EXCEPTION = lazy_compile(r"\bpydcmi\.DCMIError(?:_\w+)?: ")
-"""The exception line that ends that failure's traceback (``gpustack_runtime.detector.pydcmi.DCMIError_NotSupport:
-Not Supported``)."""
-DCMI_V2_RECOVERED = lazy_compile(r"\bInitialized DCMI through the V2 API, the V1 API being unavailable\b")
-"""gpustack-runtime's line once its V2 ``dcmiv2_init`` succeeded after the V1 call failed."""
-RECOVERED_SPAN = 40
-"""reason: the most lines from the V1 failure's log line to the V2 success line that are read as one attempt: the
-traceback of the call (9 lines in gpustack/runtime#20's run) and a few lines another thread may print between; a
-success further on is not this failure's recovery (a coarse bound, not fitted)."""
-FINALIZED_TWICE = lazy_compile(r"\bNPU warning, error code is 100037\b")
-"""torch_npu's warning of a repeated aclFinalize (ACL_ERROR_REPEAT_FINALIZE, :data:`BENIGN`): the head of a block
-whose lines run to the closing ``(function NAME)`` of c10's warning text (:class:`RecoveredScan`)."""
-WARNING_END = lazy_compile(r"\(function [\w:~<>]+(?:\(\))?\)\s*$")
-"""The end of a c10 ``TORCH_WARN`` text as printed, ``... (function operator())``."""
-FINALIZED_SPAN = 12
-"""reason: the most lines from that warning's head to its closing line read as one block: the head, the code's two
-lines and the ACL error message (6 lines in npu-nvme's README); a coarse bound, not fitted."""
-
-
-class RecoveredScan:
-    """The lines of a program's failure it recovered from at once, by its own account, as it prints them: they give no
-    signal and are left out of the text the fallback reads (:class:`opsbrain.ingest.text.LineReader`,
-    :class:`opsbrain.diagnosis.realtext.TextView`; the bundle reader through :func:`recovered_in`). One such recovery
-    is documented: gpustack-runtime's Ascend detector (``AscendDetector.is_supported``, gpustack/runtime#20, merged:
-    "implement DCMI V2 API support") calls ``pydcmi.dcmi_init()`` first; a V2-only driver refuses the V1 entry point
-    ("a probe result, not a verdict on the hardware -- as the operator's DetectDcmiApiVersion treats it", the code's
-    comment, citing MindCluster ascend-common/devmanager/devmanager_common.go), and the detector then calls
-    ``pydcmi.dcmiv2_init()`` and logs
-    ``Initialized DCMI through the V2 API, the V1 API being unavailable`` (the merged code as a fork holds it:
-    aiwantaozi/runtime @77fe1530 gpustack_runtime/detector/ascend.py). The PR's run (log level debug and
-    ``GPUSTACK_RUNTIME_LOG_EXCEPTION=1``, the only case in which ``debug_log_exception`` logs a caught exception with
-    its traceback, gpustack_runtime/logging.py) shows ``ERROR - Failed to initialize DCMI, loaded from libdcmi.so``, the
-    traceback ending ``gpustack_runtime.detector.pydcmi.DCMIError_NotSupport: Not Supported``, then that success line,
-    and goes on; the merged code prints the V1 failure only where V2 fails too ("on an A5 host a traceback here would
-    sit right above the V2 success line"), as ``Failed to initialize DCMI through either API, ...``, which stays a
-    failure. Session 45, tester45k: the run read config_error 0.60 from the traceback's words. Within one file, the V1
-    failure's line through its exception line (the line alone where no traceback follows) is recovered when the success
-    line comes within :data:`RECOVERED_SPAN` lines; without it, or before the failure, nothing is."""
-
-    def __init__(self) -> None:
-        self._open: tuple[int, int | None] | None = None
-        """The open failure: its log line's number, and its exception line's once read."""
-        self._twice: int | None = None
-        """The head line of an open repeated-finalize warning (:data:`FINALIZED_TWICE`)."""
-        self.lines: set[int] = set()
-        """The numbers of the lines recovered so far."""
-
-    @property
-    def busy(self) -> bool:
-        """Whether a block is open: the next lines may belong to it (a caller that steps only cue lines steps all)."""
-        return self._open is not None or self._twice is not None
-
-    def step(self, n: int, text: str) -> range:
-        """One line (number ``n``) of the file: the numbers of the lines a success on it recovered (an empty range
-        on any other line). A repeated-finalize warning's lines, head to closing line, are recovered as one block
-        (the warning says its own call did nothing, :data:`BENIGN`)."""
-        if self._twice is not None and n - self._twice > FINALIZED_SPAN:
-            self._twice = None
-        if self._twice is None and "100037" in text and FINALIZED_TWICE.search(text):
-            self._twice = n
-        if self._twice is not None:
-            if not WARNING_END.search(text):
-                return range(0)
-            back, self._twice = range(self._twice, n + 1), None
-            self.lines.update(back)
-            return back
-        if "DCMI" not in text:
-            if self._open is not None and n - self._open[0] > RECOVERED_SPAN:
-                self._open = None
-            return range(0)
-        if DCMI_V1_FAILED.search(text):
-            self._open = (n, None)
-            return range(0)
-        if self._open is None or n - self._open[0] > RECOVERED_SPAN:
-            self._open = None
-            return range(0)
-        start, end = self._open
-        if end is None and DCMI_EXCEPTION.search(text):
-            self._open = (start, n)
-            return range(0)
-        if not DCMI_V2_RECOVERED.search(text):
-            return range(0)
-        self._open = None
-        back = range(start, (start if end is None else end) + 1)
-        self.lines.update(back)
-        return back
-
-    def kept(self, signals: list[Signal]) -> list[Signal]:
-        """``signals`` but those of a recovered line."""
-        return [s for s in signals if s.line_no not in self.lines] if self.lines else signals
-
-
-def may_recover(data: bytes | bytearray) -> bool:
-    """Whether a file's bytes may hold a failure :class:`RecoveredScan` reads as recovered (its cue lines name DCMI or
-    ACL's code 100037): a search in C, the bundle walk's cue to run :func:`recovered_in` over the file's lines."""
-    return b"DCMI" in data or b"100037" in data
-
-
-def recovery_cue(text: str, scan: RecoveredScan | None) -> bool:
-    """Whether a line must be stepped through ``scan``: one that may open or close what it reads, or any line while a
-    block is open (a caller that skips the rest keeps :class:`RecoveredScan` cheap)."""
-    return "DCMI" in text or "100037" in text or (scan is not None and scan.busy)
-
-
-def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
-    """The numbers of the lines of one file, given in order, that :class:`RecoveredScan` finds recovered (``line_no``:
-    line k's number in the file as written, k from 1; default k): the rule ``--logs``' reader applies as it reads
-    (:meth:`opsbrain.ingest.text.LineReader.feed`), for a reader that holds a file's lines (the bundle reader,
-    :mod:`opsbrain.bundle.reader`: their signals are dropped, session 46)."""
-    scan = RecoveredScan()
-    for k, text in enumerate(lines, 1):
-        if recovery_cue(text, scan):  # (the scan's other lines only close an open DCMI failure, as its next DCMI
-            scan.step(line_no(k) if line_no is not None else k, text)  # line does too)
-    return scan.lines

@@ -21,7 +21,6 @@ from operator import itemgetter
 from pathlib import Path
 from typing import IO, cast
 
-from opsbrain.ingest.benign import RecoveredScan
 from opsbrain.ingest.bytelines import (  # noqa: F401 - re-exported: the limits, the statistics and the walk
     EXPANSION_FLOOR,
     MAX_EXPANSION,
@@ -42,6 +41,7 @@ from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.parsers import MAX_LINE
 from opsbrain.ingest.parsers.sigkill import KilledTracebackScan
+from opsbrain.ingest.recovered import RecoveredScan
 from opsbrain.ingest.repeats import fold_runs
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import WRAP_LOOK, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
