@@ -231,3 +231,12 @@ gives the torch_npu form (docs/zh/installation_guide/faq.md @9e73e708, 问题4: 
 against third_party/Tensorpipe's libuv; the fix, ``-DCMAKE_POLICY_VERSION_MINIMUM=3.5``). The versions installed, not
 the program. Not the warning CMake 3.27-3.31 print first (``... will be removed from a future version of CMake.``),
 after which the configure step goes on (session 47, tester47k)."""
+RE_TOKENIZER_CLASS_MISSING = screened(r"\bTokenizer class \w+ does not exist or is not currently imported\b")
+"""A model's ``tokenizer_config.json`` naming a tokenizer class the installed transformers does not have:
+``AutoTokenizer.from_pretrained`` raises ``ValueError: Tokenizer class <name> does not exist or is not currently
+imported.`` when the class named there resolves to nothing (transformers/models/auto/tokenization_auto.py,
+``from_pretrained``). The checkpoint was written for another transformers: ``TokenizersBackend`` exists from
+transformers v5 on (eugr/spark-vllm-docker#102 "compatibility issues with Transformers v5"; Blaizzy/mlx-vlm#612 fails
+with it on transformers 4.57.3), and vllm-ascend#8213 (MiniMax-M2.7 on vllm-ascend 0.17/0.18) stops there at start.
+The versions installed, not the program: ``cfg:version``; the ValueError alone reads framework_error. Session 47,
+tester47o."""

@@ -22,6 +22,7 @@ from opsbrain.ingest.parsers.cfgenv import (  # noqa: F401 (CFG_SETTING, RE_LEVE
     RE_ROPE_SCHEMA_OLD,
     RE_SETTING_WRONG,
     RE_SYSTEM_ENOENT,
+    RE_TOKENIZER_CLASS_MISSING,
 )
 from opsbrain.ingest.parsers.cfgenv import tagged_below_error as _tagged_below_error
 from opsbrain.ingest.parsers.ctx import LineCtx, rt_func
@@ -349,6 +350,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_CKPT_SHAPE, "cfg:env"),
     (RE_UNKNOWN_TARGET, "cfg:version"),
     (RE_CMAKE_TOO_NEW, "cfg:version"),
+    (RE_TOKENIZER_CLASS_MISSING, "cfg:version"),
     (RE_OPTION_VALUE, "cfg:env"),
     (RE_UNKNOWN_ARGS, "cfg:env"),
     (RE_ATC_OUT_NODES, "cfg:env"),
