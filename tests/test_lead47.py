@@ -137,3 +137,29 @@ def test_a_python_exceptions_dotted_name_is_no_host(line: str, host: str | None,
     assert host is not None or text == line  # the exception's name stays on its line
     d = diagnose_logs("-", engine, stdin=io.BytesIO((line + "\n").encode()))["diagnosis"]
     assert d["fault_class"] != "unknown" and d["root"]["host"] == host
+
+
+STOP = """\
+Traceback (most recent call last):
+  File "/root/YoloV3/mmdetection/mmdet/models/detectors/base.py", line 251, in train_step
+    losses = self(**data)
+  File "/usr/local/python3.7.5/lib/python3.7/site-packages/torch/nn/modules/module.py", line 660, in __call__
+    var = next((v for v in var.values() if isinstance(v, torch.Tensor)))
+StopIteration
+"""
+"""The last frames of the Ascend/pytorch porting guide FAQ's mmdetection case (tester47k's b47k-05: the whole
+traceback read nothing but its header and abstained)."""
+
+
+def test_an_uncaught_stop_iteration_is_the_programs_failure(engine: Any) -> None:
+    import io
+
+    from opsbrain.diagnosis.oneclick import diagnose_logs
+    from opsbrain.ingest.text import ingest_text
+
+    assert "py:StopIteration" in [s.kind for s in ingest_text(STOP)[0]]
+    d = diagnose_logs("-", engine, stdin=io.BytesIO(STOP.encode()))["diagnosis"]
+    assert d["fault_class"] == "framework_error" and any(e["kind"] == "py:StopIteration" for e in d["evidence_lines"])
+    for quiet in ("    raise StopIteration", "INFO the loader caught StopIteration and ended the epoch",
+                  "RuntimeError: generator raised StopIteration"):  # a frame, a sentence, PEP 479's RuntimeError
+        assert "py:StopIteration" not in [s.kind for s in ingest_text(quiet + "\n")[0]], quiet

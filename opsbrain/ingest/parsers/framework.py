@@ -54,6 +54,15 @@ common::enforce::EnforceNotMet`` in Paddle#75300; the eager backward's ``W0120 .
 level the run fails: read as the exception the Python caller gets, ``py:RuntimeError`` at error severity (a program's
 own failure that names no cause, as :data:`RE_CPP_UNCAUGHT`); a stronger line of the same failure (an ACL code, an
 out-of-memory message) still decides."""
+RE_STOP_ITERATION = screened(r"^\s*(?:\[rank\d+\]:\s*)?StopIteration(?::|\s*$)")
+"""A traceback's last line for an uncaught ``StopIteration``, which no other exception line names (its name ends in
+none of :data:`RE_EXC`'s words): ``next()`` on an exhausted iterator outside a generator ends the program (the
+Python reference, "Built-in Exceptions": raised by ``next()`` and an iterator's ``__next__()``; inside a generator
+it becomes ``RuntimeError: generator raised StopIteration``, PEP 479). Ascend/pytorch's porting guide FAQ shows
+mmdetection's training stop there, in torch's module ``__call__`` hook (``var = next((v for v in var.values() if
+isinstance(v, torch.Tensor)))``): the program's failure, ``py:StopIteration`` (session 47, the lead: tester47k's
+b47k-05 read nothing but the traceback header and abstained). Only the exception line itself, not a frame's
+``raise StopIteration`` nor a sentence naming it."""
 RE_PADDLE_UNIMPLEMENTED = screened(r"(?:^|[\s:\]>|])(?:\(Unimplemented\) |UnimplementedError: )")
 """Paddle's error type UNIMPLEMENTED, the feature or operator case a kernel does not implement: its error summary
 names it ``UnimplementedError: <message>`` (paddle/common/errors.cc ``error_name``), the message the user sees
@@ -463,6 +472,9 @@ def parse(ctx: LineCtx) -> bool:
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
+    elif RE_STOP_ITERATION.search(text):
+        ctx.add("py:StopIteration", ctx.node, exception_severity(ctx, warning))
+        found = True
     elif RE_PADDLE_ENFORCE.search(text):
         ctx.add("py:RuntimeError", ctx.node, 2)
         found = True
