@@ -1,0 +1,64 @@
+"""Session 47, second read of the session's merges (review47): what the reading found and the tests that pin it.
+
+- surface._NOT_MODULE (tester47b's "a Python exception's dotted name is no host") put two unbounded runs around an
+  underscore (``[\\w.-]*_[\\w-]*\\.``) before the host of a collector head: a head whose host-like run is long and full
+  of underscores (``Jan  1 10:00:00 a1-____...:x``) cost 0.10 s a line at the 4,096-character cut (36.7 s for 300
+  such lines in ``diagnose --logs``, 2.2 s on 555af904) and 27-43 s on one 64 KB line. The host it guards is at most
+  63 characters (``[A-Za-z0-9][\\w.-]{0,62}: ``), so its lookaheads need look no further: bounded, the same matches.
+  The host lookahead of session 45 (a digit and a dot or dash) had the same shape (``-`` x 4,096: 0.10 s).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from opsbrain.ingest import surface
+
+OLD_HOST_LOOK = r"(?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])"
+OLD_NOT_MODULE = r"(?![\w.-]*_[\w-]*\.|[\w.-]*\.[A-Z][a-z0-9]+[A-Z]\w*: )"
+"""The unbounded lookaheads as merged (as merged at 61c8c44a)."""
+OLD_HEAD = re.compile(r"(?:(?:" + surface._HEAD_STAMP + r") )?(?:" + OLD_HOST_LOOK + OLD_NOT_MODULE
+                      + surface._HEAD_HOST + r")?(?=[\[|\s])")
+OLD_FAN_OUT = re.compile(r"(?:^|\s)(" + OLD_HOST_LOOK + OLD_NOT_MODULE + r"[A-Za-z0-9][\w.-]{0,62}): ")
+NEW_FAN_OUT = next(p for p in surface._SOURCE_HEADS if "{0,62}): " in p.pattern)
+HOSTILE = ["Jan  1 10:00:00 a1-" + "_" * 4000 + ":x", "Jan  1 10:00:00 a1-" + "a_" * 2000 + ":x",
+           "Jan  1 10:00:00 " + "-" * 4000 + ":x", "Jan  1 10:00:00 " + "1" * 4000 + ":x"]
+
+
+@pytest.mark.parametrize("line", HOSTILE)
+def test_a_long_host_like_run_is_read_at_once(line: str) -> None:
+    """0.04-0.10 s a line before (quadratic in the run); now well under a millisecond."""
+    t0 = time.perf_counter()
+    for _ in range(20):
+        surface.plain(line)
+        NEW_FAN_OUT.search(line[16:])
+    assert time.perf_counter() - t0 < 0.4
+
+
+_TOKENS = ["Jan  1 10:00:00 ", "2024-05-01 10:11:12 ", "a", "A", "Ab", "1", "-", ".", "_", ": ", " ", "[", "x" * 70,
+           "onnxruntime", ".capi.", "onnxruntime_pybind11_state", ".Fail", "MaxRetryError", "worker-3", "gpu12.dc1"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=12))
+def test_the_bounded_lookaheads_match_as_before(parts: list[str]) -> None:
+    line = "".join(parts)
+    new_head = surface._HEAD.match(line)
+    old_head = OLD_HEAD.match(line)
+    assert (new_head and new_head.span()) == (old_head and old_head.span()), line
+    new_fan, old_fan = NEW_FAN_OUT.search(line), OLD_FAN_OUT.search(line)
+    assert (new_fan and new_fan.group(1)) == (old_fan and old_fan.group(1)), line
+
+
+@pytest.mark.parametrize(("prefix", "host"), [
+    ("onnxruntime.capi.onnxruntime_pybind11_state.Fail: ", None),  # tester47b's line: no host
+    ("urllib3.exceptions.MaxRetryError: ", None),
+    ("worker-3: ", "worker-3"), ("gpu12.dc1: ", "gpu12.dc1"), ("10.0.0.5: ", "10.0.0.5"),
+])
+def test_hosts_and_exception_names_as_tester47b_told_them(prefix: str, host: str | None) -> None:
+    assert surface.head_source(prefix) == host
