@@ -18,6 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opsbrain.ingest import surface
+from opsbrain.ingest.parsers.sigkill import killed_tracebacks_in
+from opsbrain.ingest.text import ingest_text
+from tests.test_killed_traceback47 import KILLED
 
 OLD_HOST_LOOK = r"(?=[\w.-]*[.-][\w.-]*\d|[\w.-]*\d[\w.-]*[.-])"
 OLD_NOT_MODULE = r"(?![\w.-]*_[\w-]*\.|[\w.-]*\.[A-Z][a-z0-9]+[A-Z]\w*: )"
@@ -62,3 +65,38 @@ def test_the_bounded_lookaheads_match_as_before(parts: list[str]) -> None:
 ])
 def test_hosts_and_exception_names_as_tester47b_told_them(prefix: str, host: str | None) -> None:
     assert surface.head_source(prefix) == host
+
+
+# ---- a kill's traceback: only its own lines leave the reading -------------------------------------------------------
+FRAMES = KILLED.splitlines()
+OTHER_WRITERS = [  # lines another process of the job writes into the same stream (torchrun without --tee, 2>&1 | tee)
+    "[ERROR] RUNTIME(12345,python3):2024-05-01-10:00:00.123.456 [device_error_proc.cc:715]12345 "
+    "ProcStreamException:report exception, errcode=507053",
+    "EL0004: 2025-03-01-10:00:00.000.000 Failed to allocate memory.",
+]
+
+
+@pytest.mark.parametrize("other", OTHER_WRITERS)
+def test_another_writers_failure_inside_a_kill_traceback_is_still_read(other: str) -> None:
+    """KilledTracebackScan took every line from the header to the kill's exception: a failure line another process
+    printed between the frames gave no signal (its kind read alone, and lost with the traceback)."""
+    alone = [s.kind for s in ingest_text(other + "\n")[0]]
+    assert alone and "os:sigkill" not in alone
+    mixed = "\n".join(FRAMES[:3] + [other] + FRAMES[3:]) + "\n"
+    got = [s.kind for s in ingest_text(mixed)[0]]
+    assert set(alone) <= set(got), got
+    assert killed_tracebacks_in(mixed.splitlines()) == set()
+    ranked = ["[rank0]: " + x for x in FRAMES[:3]] + ["[rank1]: " + other] + ["[rank0]: " + x for x in FRAMES[3:]]
+    assert killed_tracebacks_in(ranked) == set()
+
+
+def test_the_kill_tracebacks_own_shapes_still_leave() -> None:
+    """Indented frames, Python 3.11's carets, a repeated-frame note, an unindented paste (b45g-09) and a torchrun
+    rank prefix are the traceback's own lines."""
+    indented = ["Traceback (most recent call last):", '  File "train.py", line 9, in <module>', "    loss.backward()",
+                "    ~~~~~~~~~~~~~^^", "  [Previous line repeated 2 more times]", "",
+                '  File "/x/signal_handling.py", line 66, in handler', "    _error_if_any_worker_fails()", FRAMES[-1]]
+    assert killed_tracebacks_in(indented) == set(range(1, len(indented)))
+    ranked = ["[rank0]: " + x for x in indented]
+    assert killed_tracebacks_in(ranked) == set(range(1, len(ranked)))
+    assert killed_tracebacks_in(FRAMES) == set(range(1, len(FRAMES)))
