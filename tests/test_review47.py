@@ -100,3 +100,20 @@ def test_the_kill_tracebacks_own_shapes_still_leave() -> None:
     ranked = ["[rank0]: " + x for x in indented]
     assert killed_tracebacks_in(ranked) == set(range(1, len(ranked)))
     assert killed_tracebacks_in(FRAMES) == set(range(1, len(FRAMES)))
+
+
+# ---- Paddle's UNIMPLEMENTED, not TensorFlow's UnimplementedError -----------------------------------------------------
+@pytest.mark.parametrize("line", [
+    # https://github.com/edwardyehuang/CAR/issues/1 (TF 2.8: cuDNN not loadable, "UNIMPLEMENTED: DNN library is not
+    # found." above it); https://github.com/tue-robotics/tue_robocup/issues/1268 prints the same class
+    "tensorflow.python.framework.errors_impl.UnimplementedError: Graph execution error:",
+    # the same exception as IPython / Keras print its last line (IIC2613-Inteligencia-Artificial-2022-2/Syllabus#101)
+    "UnimplementedError: Graph execution error: ",
+])
+def test_tensorflows_unimplemented_error_is_not_paddles(line: str) -> None:
+    """TensorFlow raises its own ``UnimplementedError`` (tensorflow/python/framework/errors_impl.py), not
+    NotImplementedError, and for more than an operator a kernel lacks (``DNN library is not found``: cuDNN missing).
+    Paddle's error summary carries its own marks (``[Hint: ...]``, ``(at /paddle/...cc:N)``)."""
+    got = [s.kind for s in ingest_text(line + "\n")[0]]
+    assert "py:UnimplementedError" in got and "py:NotImplementedError" not in got, got
+    assert "op:unsupported" not in got, got
