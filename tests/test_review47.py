@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -117,3 +118,33 @@ def test_tensorflows_unimplemented_error_is_not_paddles(line: str) -> None:
     got = [s.kind for s in ingest_text(line + "\n")[0]]
     assert "py:UnimplementedError" in got and "py:NotImplementedError" not in got, got
     assert "op:unsupported" not in got, got
+
+
+# ---- the session's other new patterns: linear on their hostile 64 KB lines (measured 0.5-64 ms each) ----------------
+def _session47_patterns() -> dict[str, tuple[Any, list[str]]]:
+    from opsbrain.ingest import benign, recovered
+    from opsbrain.ingest.parsers import cfgenv, framework, installer, sigkill
+
+    n = 65536
+    return {
+        "RE_EXCEPTION_LINE": (sigkill.RE_EXCEPTION_LINE, ["A." * (n // 2), "AError" + " " * n + "x", "_." * (n // 2)]),
+        "RE_FRAME_LINE": (sigkill.RE_FRAME_LINE, ["^" * n + "x", "[rank1]: " + "~" * n + "x"]),
+        "WARNING_END": (recovered.WARNING_END, ["(function " + "a" * n, "(function a)" + " " * n + "x"]),
+        "BENIGN": (benign.BENIGN, ["A(" + "): not supported [" * (n // 18), "ROPE(" + "x" * n]),
+        "RE_CONTEXT_OVER_MODEL": (cfgenv.RE_CONTEXT_OVER_MODEL, ["User-specified max_model_len" * (n // 28)]),
+        "RE_ROPE_SCHEMA_OLD": (cfgenv.RE_ROPE_SCHEMA_OLD, ["rope_scaling must be a dictionary with two fields "
+                                                           * (n // 50)]),
+        "RE_CMAKE_TOO_NEW": (cfgenv.RE_CMAKE_TOO_NEW, ["Compatibility with CMake < " + "1." * (n // 2)]),
+        "RE_BUILT_FOR_OTHER": (framework.RE_BUILT_FOR_OTHER, ["numpy." + "a" * n, "numpy." * (n // 6)]),
+        "RE_PADDLE_UNIMPLEMENTED": (framework.RE_PADDLE_UNIMPLEMENTED, [" UnimplementedError: " * (n // 21)]),
+        "RE_CANN_SETTING": (installer.RE_CANN_SETTING, ["There is no python3.7" + ", python3.8" * (n // 11)]),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_session47_patterns()))
+def test_the_sessions_new_patterns_read_a_hostile_64k_line_at_once(name: str) -> None:
+    rx, lines = _session47_patterns()[name]
+    for line in lines:
+        t0 = time.perf_counter()
+        rx.search(line)
+        assert time.perf_counter() - t0 < 0.5, (name, line[:30])
