@@ -63,7 +63,8 @@ mmdetection's training stop there, in torch's module ``__call__`` hook (``var = 
 isinstance(v, torch.Tensor)))``): the program's failure, ``py:StopIteration`` (session 47, the lead: tester47k's
 b47k-05 read nothing but the traceback header and abstained). Only the exception line itself, not a frame's
 ``raise StopIteration`` nor a sentence naming it."""
-RE_PADDLE_UNIMPLEMENTED = screened(r"(?:^|[\s:\]>|])(?:\(Unimplemented\) |UnimplementedError: )")
+RE_PADDLE_UNIMPLEMENTED = screened(r"(?:^|[\s:\]>|])(?:\(Unimplemented\) |UnimplementedError: "
+                                   r"(?=[^\n]{0,2000}?(?:\[Hint: |\(at \S)))")
 """Paddle's error type UNIMPLEMENTED, the feature or operator case a kernel does not implement: its error summary
 names it ``UnimplementedError: <message>`` (paddle/common/errors.cc ``error_name``), the message the user sees
 simplifies that to ``(Unimplemented) <message>`` (paddle/common/enforce.cc ``SimplifyErrorTypeFormat``:
@@ -72,7 +73,10 @@ simplifies that to ``(Unimplemented) <message>`` (paddle/common/enforce.cc ``Sim
 ``op:unsupported`` in both forms: a line quoted without the Python name, ``(Unimplemented) npu npu only support
 mode=constant right now,but received mode is reflect . [Hint: ...] (at /p...`` (PaddleSpeech#4058: the NPU pad3d
 kernel supports only constant padding, fixed in the caller by PaddleSpeech#4084), read nothing (session 47,
-tester47f)."""
+tester47f). The summary's form only with Paddle's own marks on its line (``[Hint: ...]``, ``(at <file>:<line>)``,
+enforce.h): TensorFlow raises an exception of the same name (tensorflow/python/framework/errors_impl.py
+``UnimplementedError``), ``UnimplementedError: Graph execution error:`` where cuDNN is not found (edwardyehuang/CAR#1),
+which is neither an unsupported operator nor Python's NotImplementedError (review47)."""
 PADDLE_TO_PY = {"UnimplementedError": "NotImplementedError"}
 """The Python exception Paddle raises for its error type (same translation), where the summary's own name differs."""
 CPP_TO_PY = {"std::bad_alloc": "MemoryError", "std::domain_error": "ValueError", "std::invalid_argument": "ValueError",
@@ -468,7 +472,9 @@ def parse(ctx: LineCtx) -> bool:
             found = True
             break
     if m := _raised(text):
-        name = PADDLE_TO_PY.get(m.group(2), m.group(2))
+        name = m.group(2)
+        if name in PADDLE_TO_PY and m.group(1) == name and RE_PADDLE_UNIMPLEMENTED.search(text):
+            name = PADDLE_TO_PY[name]  # Paddle's own summary line, not TensorFlow's exception of that name
         if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True

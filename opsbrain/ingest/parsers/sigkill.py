@@ -85,6 +85,14 @@ TRACEBACK_HEAD = "Traceback (most recent call last)"
 TRACEBACK_SPAN = 400
 """Lines a traceback's frames may take before its exception line: a header with no exception line within them is
 left as read (a cut paste)."""
+RE_FRAME_LINE = re.compile(r"^(?:\[rank\d+\]: )?(?:\s|$|File \"|\[Previous line repeated \d+ more times\]|[~^]+\s*$)")
+"""A line of a traceback's frames as Python prints them: indented (a frame, its source, 3.11's carets, a blank line),
+or the same lines pasted without their indent: a ``File "..."`` line, the line right after it (its source), carets;
+after torchrun's ``[rank0]: `` alike. Any other line (one right after an indented ``File`` line too) is another
+writer's (a second process in the same stream: review47, a CANN error line between the frames was dropped with them)
+and ends the traceback as read."""
+RE_BARE_FILE = re.compile(r"^(?:\[rank\d+\]: )?File \"")
+"""A frame's ``File "..."`` line pasted without its indent: the line after it is its source, whatever it holds."""
 
 
 class KilledTracebackScan:
@@ -99,21 +107,25 @@ class KilledTracebackScan:
 
     def __init__(self) -> None:
         self._open: int | None = None
+        self._source = False  # the next line may be a frame's source line pasted without its indent
         self.lines: set[int] = set()
 
     def step(self, n: int, text: str) -> range:
         """One line (number ``n``): the numbers of the lines a kill's exception on it found (else an empty range)."""
         if TRACEBACK_HEAD in text:
-            self._open = n
+            self._open, self._source = n, False
         elif self._open is not None:
+            source, self._source = self._source, False
             if n - self._open > TRACEBACK_SPAN:
                 self._open = None
             elif RE_KILL_RAISED.search(text):
                 back, self._open = range(self._open, n), None
                 self.lines.update(back)
                 return back
-            elif RE_EXCEPTION_LINE.search(text):
-                self._open = None
+            elif RE_EXCEPTION_LINE.search(text) or not (source or RE_FRAME_LINE.match(text)):
+                self._open = None  # the traceback ended in another exception, or another writer's line came
+            else:
+                self._source = RE_BARE_FILE.match(text) is not None
         return range(0)
 
 
