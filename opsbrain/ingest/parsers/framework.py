@@ -476,7 +476,7 @@ def parse(ctx: LineCtx) -> bool:
         name = m.group(2)
         if name in PADDLE_TO_PY and m.group(1) == name and RE_PADDLE_UNIMPLEMENTED.search(text):
             name = PADDLE_TO_PY[name]  # Paddle's own summary line, not TensorFlow's exception of that name
-        if name not in ("StopIteration",) and not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
+        if not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
     elif RE_STOP_ITERATION.search(text):
