@@ -1,0 +1,25 @@
+"""Triton kernels that BiSheng failed to compile, as triton-ascend reports them (session 47, fix47c; kept out of
+:mod:`.framework`, which reads it in its ``TEXTS`` table as ``op:compile``, to keep that module under ~500 lines)."""
+
+from __future__ import annotations
+
+from opsbrain.ingest.screen import screened
+
+RE_BISHENG_COMPILE = screened(
+    r"\bCalledProcessError: Command '\['(?:[^']*/)?(?:bishengir(?:-hivm)?-compile|triton-adapter-opt)'"
+    r"|\bub overflow, requires \d+ bits while \d+ bits ava(?:li|il)able\b"
+    r"|\bFailed to run BiSheng(?:IR|HIR)(?: HIVM)? pipeline\b")
+"""A Triton kernel that failed to compile for the NPU. triton-ascend compiles each kernel by running its compilers as
+subprocesses (triton-lang/triton-ascend triton/backends/ascend/compiler.py: ``ttir_to_linalg`` runs
+``triton-adapter-opt`` on ``kernel.ttir.mlir``, ``linalg_to_bin_enable_npu_compile`` runs BiSheng's
+``bishengir-compile`` on ``kernel.ttadapter.mlir``, both ``subprocess.run(cmd_list, capture_output=True,
+check=True)``), so a failed compile raises Python's ``subprocess.CalledProcessError: Command '['/.../bishengir-compile',
+...]' returned non-zero exit status 1.`` (or ``died with <Signals.SIGSEGV: 11>.``) and triton's
+``MLIRCompilationError`` quotes the compiler's own lines: ``error: ub overflow, requires N bits while M bits
+avaliable!`` (sic: the kernel's live buffers exceed the core's Unified Buffer; triton-ascend
+docs/en/debug_guide/ub_overflow.md: cut the block size or split the kernel) and ``error: Failed to run BiShengHIR
+HIVM pipeline`` / ``[ERROR] Failed to run BiShengIR pipeline``. The kernel failed to compile (``op:compile``), as a
+graph's ``build graph failed`` does. Lines: Ascend/pytorch#102 (torch_npu inductor, CANN toolkit ``bishengir-compile``,
+``ub overflow, requires 1966848 bits while 1572864 bits avaliable!``), triton-lang/triton-ascend#302 (CANN 8.5.0
+``tools/bishengir/bin/bishengir-compile``; its title spells ``available``), modelscope/mcore-bridge#188 (``Failed to run
+BiShengIR pipeline``). Not any other ``CalledProcessError`` (the command is another program's)."""
