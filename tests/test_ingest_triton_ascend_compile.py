@@ -30,8 +30,9 @@ FAILED = [
     'modules/kernels/qsa_block_sparse_attn.py":49:0): error: Failed to run BiShengHIR pipeline',
     # https://github.com/triton-lang/triton-ascend/issues/302 (CANN 8.5.0; the issue's title)
     "error: ub overflow, requires 3072000 bits while 1572864 bits available",
-    # the Triton-IR-to-linalg stage of the same compile crashing (triton-ascend's compiler.py ttir_to_linalg; the
-    # traceback as posted in an issue of the triton-ascend tree, stored in the code index)
+    # the Triton-IR-to-linalg stage failing (triton-ascend compiler.py ttir_to_linalg's cmd_list: triton-adapter-opt,
+    # kernel.ttir.mlir, --triton-to-linalg=..., -o, kernel.ttadapter.mlir); a public traceback found in the code index,
+    # whose excerpt does not name its repository
     "subprocess.CalledProcessError: Command '['/home/coder/miniconda/envs/triton/lib/python3.10/site-packages/triton/"
     "backends/ascend/triton-adapter-opt', '/tmp/tmpcx8q74h5/kernel.ttir.mlir', '--triton-to-linalg=global-kernel=false "
     "named-ops=True', '-o', '/tmp/tmpcx8q74h5/kernel.ttadapter.mlir']' returned non-zero exit status 1.",
