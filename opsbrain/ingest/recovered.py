@@ -4,7 +4,7 @@ session 47: it had passed 500 lines)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from opsbrain.ingest.signal import Signal
 from opsbrain.lazyre import lazy_compile
@@ -30,6 +30,18 @@ WARNING_END = lazy_compile(r"\(function [\w:~<>]+(?:\(\))?\)\s*$")
 FINALIZED_SPAN = 12
 """reason: the most lines from that warning's head to its closing line read as one block: the head, the code's two
 lines and the ACL error message (6 lines in npu-nvme's README); a coarse bound, not fitted."""
+CONVERTER_LINE = lazy_compile(r"\[(?:ERROR|WARNING)\] LITE\((\d+),(?:[0-9a-f]+,)?converter_lite\):")
+"""MindSpore Lite's converter's own ERROR or WARNING log line, ``[ERROR] LITE(11206,converter_lite):2021-01-08-...``
+(1.x) or ``[ERROR] LITE(30860,7f579d3f4f40,converter_lite):...`` (with the thread, 2.x): group 1 is its process id
+(:class:`RecoveredScan`)."""
+CONVERTED = lazy_compile(r"\bCONVERT RESULT SUCCESS:0\b")
+"""The converter's verdict once the model was converted and saved (``std::cout << "CONVERT RESULT SUCCESS:" <<
+status``, mindspore/lite/tools/converter/converter.cc); a failure prints ``CONVERT RESULT FAILED:<code>``."""
+NOT_CONVERTED = lazy_compile(r"\bCONVERT RESULT FAILED:")
+CONVERTER_SPAN = 200
+"""reason: the most lines from a converter's log line to its success line read as one run: the readers it tries
+print 2 ERROR lines (mindspore/mindspore#103's run, 4 lines in all), a large graph's warnings (a name-less tensor, an
+unsupported fusion) more; a line further up is not this run's (a coarse bound, not fitted)."""
 
 
 class RecoveredScan:
@@ -57,6 +69,8 @@ class RecoveredScan:
         """The open failure: its log line's number, and its exception line's once read."""
         self._twice: int | None = None
         """The head line of an open repeated-finalize warning (:data:`FINALIZED_TWICE`)."""
+        self._converter: tuple[str, list[int]] | None = None
+        """The converter process whose ERROR/WARNING lines wait for its verdict: its id and their numbers."""
         self.lines: set[int] = set()
         """The numbers of the lines recovered so far."""
 
@@ -65,10 +79,13 @@ class RecoveredScan:
         """Whether a block is open: the next lines may belong to it (a caller that steps only cue lines steps all)."""
         return self._open is not None or self._twice is not None
 
-    def step(self, n: int, text: str) -> range:
+    def step(self, n: int, text: str) -> Sequence[int]:
         """One line (number ``n``) of the file: the numbers of the lines a success on it recovered (an empty range
         on any other line). A repeated-finalize warning's lines, head to closing line, are recovered as one block
-        (the warning says its own call did nothing, :data:`opsbrain.ingest.benign.BENIGN`)."""
+        (the warning says its own call did nothing, :data:`opsbrain.ingest.benign.BENIGN`); so are a MindSpore Lite
+        converter's own ERROR/WARNING lines once it says it converted the model (:meth:`_convert`)."""
+        if "converter_lite" in text or "CONVERT RESULT" in text:
+            return self._convert(n, text)
         if self._twice is not None and n - self._twice > FINALIZED_SPAN:
             self._twice = None
         if self._twice is None and "100037" in text and FINALIZED_TWICE.search(text):
@@ -100,6 +117,31 @@ class RecoveredScan:
         self.lines.update(back)
         return back
 
+    def _convert(self, n: int, text: str) -> Sequence[int]:
+        """A line of MindSpore Lite's converter: its own ERROR/WARNING lines (:data:`CONVERTER_LINE`) wait for its
+        verdict; ``CONVERT RESULT SUCCESS:0`` (:data:`CONVERTED`) recovers those of the last process that printed one,
+        within :data:`CONVERTER_SPAN` lines; ``CONVERT RESULT FAILED:<code>`` keeps them all. The converter tries the
+        model readers in turn and logs each refusal at ERROR (``ReadProtoFromBinaryFile] Parse ... failed``,
+        ``Read onnx model file failed, which is not a matched onnx model``) before one reads the model: on such a run,
+        whose last line is that success, a maintainer answered that the model was converted and the error can be
+        ignored (mindspore-ai/mindspore#103). A line of another process (a ``benchmark`` run, a later
+        converter run) is not this run's: it is kept unless its own run succeeds."""
+        if NOT_CONVERTED.search(text):  # (also in the ERROR line that logs it)
+            self._converter = None
+            return range(0)
+        if (m := CONVERTER_LINE.search(text)) is not None:
+            pid = m.group(1)
+            if self._converter is None or self._converter[0] != pid:
+                self._converter = (pid, [])  # another process: the earlier one's lines wait no more
+            self._converter[1].append(n)
+            return range(0)
+        if self._converter is None or not CONVERTED.search(text):
+            return range(0)
+        back = [k for k in self._converter[1] if n - k <= CONVERTER_SPAN]
+        self._converter = None
+        self.lines.update(back)
+        return back
+
     def kept(self, signals: list[Signal]) -> list[Signal]:
         """``signals`` but those of a recovered line."""
         return [s for s in signals if s.line_no not in self.lines] if self.lines else signals
@@ -107,14 +149,16 @@ class RecoveredScan:
 
 def may_recover(data: bytes | bytearray) -> bool:
     """Whether a file's bytes may hold a failure :class:`RecoveredScan` reads as recovered (its cue lines name DCMI or
-    ACL's code 100037): a search in C, the bundle walk's cue to run :func:`recovered_in` over the file's lines."""
-    return b"DCMI" in data or b"100037" in data
+    ACL's code 100037, or a converter's success): a search in C, the bundle walk's cue to run :func:`recovered_in`
+    over the file's lines."""
+    return b"DCMI" in data or b"100037" in data or b"CONVERT RESULT SUCCESS" in data
 
 
 def recovery_cue(text: str, scan: RecoveredScan | None) -> bool:
     """Whether a line must be stepped through ``scan``: one that may open or close what it reads, or any line while a
     block is open (a caller that skips the rest keeps :class:`RecoveredScan` cheap)."""
-    return "DCMI" in text or "100037" in text or (scan is not None and scan.busy)
+    return ("DCMI" in text or "100037" in text or "converter_lite" in text or "CONVERT RESULT" in text
+            or (scan is not None and scan.busy))
 
 
 def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
