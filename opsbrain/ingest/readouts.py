@@ -91,20 +91,33 @@ READS_NONE = lazy_compile(r"^(?:0+|0x0+|none|no|n/?a|--?|false|ok|normal|not (?:
 FAILED_COUNT = frozenset({"failed", "failures", "errored", "errors"})
 """A participle or plural that counts the items of a tally that failed (``Failed requests``, ``Probe requests
 failed``): with a zero it says none did (:func:`quiet_field`)."""
+ALONE_COUNT = FAILED_COUNT | {"invalid"}
+"""The words that name a tally alone, a field of one word (``Failed: 0``, ``Errors: 0``, sglang's ``Invalid: 0.000``):
+a count or share of failed or invalid items. Not a singular noun (``Error: 0``, ``Timeout: 0`` are a level's or an
+exception's word before a value); ``invalid`` only alone (``Invalid argument: 0`` says the value is invalid)."""
+ZERO = lazy_compile(r"^\+?(?:0x0+|0+(?:\.0*)?|\.0+)%?$")
+"""A count or share that is zero: ``0``, ``0x0``, ``0.000``, ``0.00%``."""
 
 
 def zero_tally(words: list[str], hits: list[int], value: str) -> bool:
     """Whether a field is a tally of failed items that counts none: a name of two to five words, none of them
     ``to`` (``Failed to load model`` is a sentence), whose every error word counts failed items
-    (:data:`FAILED_COUNT`), and a value of zero. vLLM's serving benchmark prints ``Failed requests:`` and ``Probe
+    (:data:`FAILED_COUNT`), or a name of one such word or ``Invalid`` (:data:`ALONE_COUNT`), and a value of zero
+    (:data:`ZERO`). vLLM's serving benchmark prints ``Failed requests:`` and ``Probe
     requests failed:`` with the count (vllm-project/vllm @009e6d4a vllm/benchmarks/serve.py: ``print("{:<40}
     {:<10}".format("Failed requests:", metrics.failed))``), as Apache Bench's summary does (``Failed requests:
     0``); vllm-ascend's benchmark guide shows ``Failed requests: 0`` as the output of a run that succeeded
     (docs/source/developer_guide/performance_and_debug/performance_benchmark.md @182b75ea, "If successful, you will
-    see the following output"). A count above zero stays a failing line (session 47, tester47k)."""
-    return (2 <= len(words) <= 5 and "to" not in (w.lower() for w in words)
-            and all(words[i].lower() in FAILED_COUNT for i in hits)
-            and (m := NUMBER.match(value)) is not None and m[1].strip("0") == "")
+    see the following output"). A count above zero stays a failing line (session 47, tester47k). sglang's GSM8K
+    benchmark ends with the share of answers it could not read (sgl-project/sglang @b2d7f2bb
+    benchmark/gsm8k/bench_sglang.py and @109fdd2f python/sglang/test/few_shot_gsm8k.py: ``print(f"Invalid:
+    {invalid:.3f}")`` after ``Accuracy:``): ``Invalid: 0.000`` is a run that went well (session 47, fix47b)."""
+    if len(words) == 1:
+        named = words[0].lower() in ALONE_COUNT
+    else:
+        named = (len(words) <= 5 and "to" not in (w.lower() for w in words)
+                 and all(words[i].lower() in FAILED_COUNT for i in hits))
+    return named and ZERO.match(value) is not None
 
 
 def nonzero_code(value: str) -> bool:
