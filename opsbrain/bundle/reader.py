@@ -73,9 +73,8 @@ from opsbrain.ingest.hostnames import unnamed_root
 from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.parsers import may_signal
 from opsbrain.ingest.parsers.device import SECTION_DEVICE
-from opsbrain.ingest.parsers.sigkill import killed_tracebacks_in
 from opsbrain.ingest.ranks import RankCollector
-from opsbrain.ingest.recovered import recovered_in
+from opsbrain.ingest.recovered import quiet_lines_in
 from opsbrain.ingest.transceivers import Beyond, power_signal
 from opsbrain.yamlio import json_or_none
 
@@ -178,8 +177,7 @@ class _Reader(TimedFiles, StateFiles, Assembly):
             if f.optical and f.kind.kind not in (L.MANIFEST_KIND, L.RANK_TABLE, L.ENV_TABLE):
                 self._optical(f)  # (its bytes name a module's answer: ingest.transceivers.may_hold)
             if f.recovers:  # (its bytes name DCMI or a killed worker: walk) the lines --logs reads as no failure
-                self.recovered.update((f.rel, n) for n in recovered_in(f.stream(), f.line_no))
-                self.recovered.update((f.rel, n) for n in killed_tracebacks_in(f.stream(), f.line_no))
+                self.recovered.update((f.rel, n) for n in quiet_lines_in(f.stream(), f.line_no))
             f.release()
         later: list[_File] = []
         seq = 0

@@ -40,9 +40,8 @@ from opsbrain.ingest.archive import (
     with_nested,
 )
 from opsbrain.ingest.encoding import SAMPLE, decode, sniff
-from opsbrain.ingest.parsers.sigkill import may_carry_kill
 from opsbrain.ingest.plainscan import plain_all
-from opsbrain.ingest.recovered import may_recover
+from opsbrain.ingest.recovered import may_quiet
 from opsbrain.ingest.repeats import Folds, fold_bytes
 from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.surface import fill_holes, junk_count, may_carry
@@ -67,7 +66,7 @@ class _File:
     ascii: bool = False  # packed, and every byte of it ASCII (known as it was packed)
     optical: bool = False  # its bytes may hold an optical module's answer (ingest.transceivers.may_hold)
     recovers: bool = False  # its bytes may hold lines read as no failure of their own: a failure its program recovered
-    # from (ingest.recovered.may_recover), a traceback carrying a kill's report (ingest.parsers.sigkill.may_carry_kill)
+    # from, a traceback carrying a kill's report (ingest.recovered.may_quiet)
 
     def line_no(self, k: int) -> int:
         """Line ``k`` of :attr:`lines` (1-based): its number in the file as written."""
@@ -170,7 +169,7 @@ class _Content(NamedTuple):
     folds: Folds | None = None
     ascii: bool = False  # packed, every byte ASCII
     optical: bool = False  # ingest.transceivers.may_hold of its bytes
-    recovers: bool = False  # ingest.recovered.may_recover of its bytes
+    recovers: bool = False  # ingest.recovered.may_quiet of its bytes
 
 
 PACK_LEVEL = 1
@@ -399,7 +398,7 @@ class _Scan:
                                              "line breaks") if x)
         note = "; ".join(x for x in (e.note, note) if x) or None  # e.note: a .tgz read as the one text it holds
         return _Got(e.rel, None, self.prepare(data)._replace(folds=folds or None, optical=may_hold(data),
-                                                              recovers=may_recover(data) or may_carry_kill(data)), note,
+                                                              recovers=may_quiet(data)), note,
                     group=e.group)
 
     def prepare(self, data: bytes | bytearray) -> _Content:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from opsbrain.ingest.parsers.sigkill import KilledTracebackScan, may_carry_kill
 from opsbrain.ingest.signal import Signal
 from opsbrain.lazyre import lazy_compile
 
@@ -171,3 +172,25 @@ def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = No
         if recovery_cue(text, scan):  # (the scan's other lines only close an open DCMI failure, as its next DCMI
             scan.step(line_no(k) if line_no is not None else k, text)  # line does too)
     return scan.lines
+
+
+def may_quiet(data: bytes | bytearray) -> bool:
+    """Whether a file's bytes may hold lines read as no failure of their own: a failure recovered from
+    (:func:`may_recover`) or a traceback that carries a kill's report
+    (:func:`opsbrain.ingest.parsers.sigkill.may_carry_kill`); the bundle walk's cue to run :func:`quiet_lines_in`."""
+    return may_recover(data) or may_carry_kill(data)
+
+
+def quiet_lines_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
+    """The numbers of the lines of one file, given in order, that give no signal under ``--logs``: those
+    :class:`RecoveredScan` finds recovered and those of a traceback that carried a kill's report
+    (:class:`~opsbrain.ingest.parsers.sigkill.KilledTracebackScan`), in one pass (a packed file is unpacked once;
+    session 47's second read: the bundle reader walked such a file twice). For a reader that holds a file's lines
+    (the bundle reader, whose signals of these lines are dropped)."""
+    scan, killed = RecoveredScan(), KilledTracebackScan()
+    for k, text in enumerate(lines, 1):
+        n = line_no(k) if line_no is not None else k
+        if recovery_cue(text, scan):
+            scan.step(n, text)
+        killed.step(n, text)
+    return scan.lines | killed.lines
