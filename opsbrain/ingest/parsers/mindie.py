@@ -7,7 +7,15 @@ MindCluster FaultDiag's knowledge graph, vendor data not copied here); an import
 import``) speaks for them at run time. One field the reference documents is read: the error type of a Server code
 (its last two hex digits; the Server's "错误码展示方式说明": sub-component, service phase, error type), where ``1B``
 is a configuration error (``cfg:env``). Earlier releases numbered the types otherwise but had no ``1B``; the other
-types (``1C`` an initialisation exception, ``16`` an unknown error ...) name no cause."""
+types (``1C`` an initialisation exception, ``16`` an unknown error ...) name no cause.
+
+Three LLM codes name a cause of the device's (session 48, the lead; :data:`LLM_CAUSES`): MindIE LLM's own table
+(Ascend/MindIE-LLM mindie_llm/utils/log/error_code.py @8b4871ad, ``ErrorCode``) names ``MIE05E01000A``
+TEXT_GENERATOR_OUT_OF_MEMORY, ``MIE05E000005`` ATB_MODELS_OUT_OF_MEMORY and ``MIE05E01000B``
+TEXT_GENERATOR_HBM_MULTI_BIT_ECC_ERROR, the last raised where the model's exception carries torch_npu's ``HBM MULTI
+BIT ECC ERROR`` (``EXCEPTION_TO_ERROR_CODE``); ``ErrorCodeException`` prints ``<NAME> fault happened, error code:
+<code>.``. They read as the allocators' out-of-memory (``mem:oom``) and the runtime's multi-bit ECC error
+(``ecc:uce``) do; the table's other codes (parameters, plug-ins, PD links) name no cause of ours."""
 
 from __future__ import annotations
 
@@ -17,6 +25,8 @@ from opsbrain.ingest.screen import group_of, screened
 RE_MIE = screened(r"(?<![0-9A-Za-z])(MIE\d{2}[A-Z][0-9A-F]{6})(?![0-9A-Za-z])")
 SERVER = "04"  # the component code of MindIE Server
 SERVER_CONFIG_TYPE = "1B"  # a Server code's error type: configuration error
+LLM_CAUSES = {"MIE05E01000A": "mem:oom", "MIE05E000005": "mem:oom", "MIE05E01000B": "ecc:uce"}
+"""MindIE LLM codes whose documented name is a cause (module docstring)."""
 
 _ANY = group_of(globals())
 
@@ -29,6 +39,8 @@ def parse(ctx: LineCtx) -> bool:
         ctx.add(f"err:{code}", ctx.npu() or ctx.node, max(ctx.sev, 1), device=ctx.device())
         if code[3:5] == SERVER and code[5] == "E" and code[-2:] == SERVER_CONFIG_TYPE:
             ctx.add("cfg:env", ctx.npu() or ctx.node, 2, device=ctx.device())
+        if (cause := LLM_CAUSES.get(code)) is not None:
+            ctx.add(cause, ctx.npu() or ctx.node, 2, device=ctx.device())
         found = True
     del found
     return False  # a code adds to the line; the other parsers still read its text

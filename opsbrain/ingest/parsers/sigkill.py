@@ -95,6 +95,22 @@ RE_BARE_FILE = re.compile(r"^(?:\[rank\d+\]: )?File \"")
 """A frame's ``File "..."`` line pasted without its indent: the line after it is its source, whatever it holds."""
 
 
+SELF_KILL_CUE = "Failed to init endpoint!"
+RE_SELF_KILL = re.compile(r"\bFailed to init endpoint! Please check the service log or console output\.")
+"""MindIE's daemon as it gives up starting (Ascend/MindIE-LLM src/server/daemon/llm_daemon.cpp ``RunEP``, @8b4871ad):
+it logs ``ERR: Failed to init endpoint! Please check the service log or console output.`` and then kills its own
+process group, ``killpg(getpgrp(), SIGKILL)``; the shell that started ``mindieservice_daemon`` prints ``Killed``
+(public pastes: hiascend forum thread-02104167047335054008, a MindIE notes gist of 2.0.T3.1). That kill is the
+daemon's own ending, the failure is in the lines before it: the shell's ``Killed`` after it says nothing of memory
+(session 48, the lead; tester47l's b47l-01 read npu_oom's weight from it)."""
+RE_SHELL_KILLED = re.compile(r"^\s*(?:\[\d+\][+-]?\s+)?Killed(?:\s{2,}\S.*)?\s*$|:\s*line \d+:\s+\d+\s+Killed\b")
+"""The shell's report of a job it started ended by SIGKILL (the shell forms of :data:`RE_SIGKILL`)."""
+SELF_KILL_SPAN = 20
+"""reason: the most lines from the daemon's announcement to the shell's ``Killed`` read as that kill: the kill
+follows the log line at once, and other processes of the group may print a few lines first (a coarse bound, not
+fitted)."""
+
+
 class KilledTracebackScan:
     """The lines of the Python tracebacks that end with the exception raised for a kill (:data:`RE_KILL_RAISED`),
     from the header to the line before the exception: the traceback is how the kill reached the program (PyTorch's
@@ -108,10 +124,22 @@ class KilledTracebackScan:
     def __init__(self) -> None:
         self._open: int | None = None
         self._source = False  # the next line may be a frame's source line pasted without its indent
+        self._announced: int | None = None  # the line of MindIE's announcement of its own kill (RE_SELF_KILL)
         self.lines: set[int] = set()
 
     def step(self, n: int, text: str) -> range:
-        """One line (number ``n``): the numbers of the lines a kill's exception on it found (else an empty range)."""
+        """One line (number ``n``): the numbers of the lines a kill's exception on it found, or the line itself where
+        it is the shell's ``Killed`` of a kill MindIE's daemon announced (:data:`RE_SELF_KILL`; else an empty
+        range)."""
+        if SELF_KILL_CUE in text and RE_SELF_KILL.search(text):
+            self._announced = n
+        elif self._announced is not None:
+            if n - self._announced > SELF_KILL_SPAN:
+                self._announced = None
+            elif RE_SHELL_KILLED.search(text):
+                self._announced = None
+                self.lines.add(n)
+                return range(n, n + 1)
         if TRACEBACK_HEAD in text:
             self._open, self._source = n, False
         elif self._open is not None:
@@ -131,7 +159,8 @@ class KilledTracebackScan:
 
 def may_carry_kill(data: bytes | bytearray) -> bool:
     """Whether a file's bytes may hold a traceback :class:`KilledTracebackScan` finds (one search in C each)."""
-    return b"Traceback" in data and (b"is killed by signal" in data or b"with signal SIGKILL" in data)
+    return (b"Traceback" in data and (b"is killed by signal" in data or b"with signal SIGKILL" in data)) or (
+        SELF_KILL_CUE.encode() in data and b"Killed" in data)
 
 
 def killed_tracebacks_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
@@ -157,5 +186,5 @@ def parse(ctx: LineCtx) -> bool:
     return False
 
 
-__all__ = ["KIND", "RE_KILL_RAISED", "RE_OOMKILLED", "RE_SIGKILL", "KilledTracebackScan", "killed_tracebacks_in",
+__all__ = ["KIND", "RE_KILL_RAISED", "RE_SELF_KILL", "SELF_KILL_CUE", "RE_OOMKILLED", "RE_SIGKILL", "KilledTracebackScan", "killed_tracebacks_in",
            "may_carry_kill", "parse"]
