@@ -1,6 +1,7 @@
 """MindIE LLM's documented out-of-memory and HBM multi-bit ECC codes read as the causes they name (session 48, the
 lead; :data:`opsbrain.ingest.parsers.mindie.LLM_CAUSES`, from Ascend/MindIE-LLM mindie_llm/utils/log/error_code.py).
-The lines are ``ErrorCodeException``'s message as that file builds it (``<NAME> fault happened, error code: <code>.``)."""
+The lines are ``ErrorCodeException``'s message as that file builds it (``<NAME> fault happened, error code:
+<code>.``)."""
 
 from __future__ import annotations
 

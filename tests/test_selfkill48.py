@@ -58,7 +58,7 @@ def test_the_daemon_start_failure_does_not_lean_to_memory(tmp_path: Path, engine
     d = diagnose_logs(str(tmp_path / "ended.log"), engine)["diagnosis"]
     assert d["fault_class"] == "config_error"
     assert not any("os:sigkill" in e for e in d["evidence"])
-    assert all("Killed" != e["text"] for e in d.get("evidence_lines", []))
+    assert all(e["text"] != "Killed" for e in d.get("evidence_lines", []))
 
 
 @pytest.mark.parametrize("packed", [False, True])

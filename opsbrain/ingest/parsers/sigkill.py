@@ -186,5 +186,5 @@ def parse(ctx: LineCtx) -> bool:
     return False
 
 
-__all__ = ["KIND", "RE_KILL_RAISED", "RE_SELF_KILL", "SELF_KILL_CUE", "RE_OOMKILLED", "RE_SIGKILL", "KilledTracebackScan", "killed_tracebacks_in",
-           "may_carry_kill", "parse"]
+__all__ = ["KIND", "RE_KILL_RAISED", "RE_OOMKILLED", "RE_SELF_KILL", "RE_SIGKILL", "SELF_KILL_CUE",
+           "KilledTracebackScan", "killed_tracebacks_in", "may_carry_kill", "parse"]
