@@ -37,7 +37,12 @@ stop listing 143, 0 and 137 lines). The line cannot tell; the reading is the sam
 Not read: the launcher's own kill of the other ranks after one failed -- torchrun's ``Sending process N closing signal
 SIGTERM`` and ``Unable to shutdown process N via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL``
 (multiprocessing/api.py, ``_close``), DeepSpeed's ``Killing subprocess N`` -- which follow the first failure (the one
-``Root Cause (first observed failure)`` names) and say nothing of its cause.
+``Root Cause (first observed failure)`` names) and say nothing of its cause. Nor, for the same reason, the kills of
+that table's ``Failures:`` section (session 48, tester48g): ``ChildFailedError.format_msg`` (torch/distributed/elastic/
+multiprocessing/errors/__init__.py) prints every other rank's exit there and the first one under ``Root Cause``; a
+``-9`` among the others is ``_close``'s SIGKILL after its 30 s timeout (vllm-project/speculators#1115: root cause an
+exit code 1 at 13:02:58, ranks 0 and 2 ended by SIGKILL and SIGTERM at 13:03:29). A SIGKILL the root entry names is
+read as before (:class:`KilledTracebackScan` holds the section's lines).
 
 Kubernetes' ``OOMKilled`` (the container's ``Reason: OOMKilled``, a pod's STATUS column) says the memory cgroup's OOM
 killer ended it: read as the kernel's OOM-killer lines are (``os:oom_killer``)."""
@@ -76,6 +81,13 @@ RE_OOMKILLED = screened(r"\bOOMKilled\b")
 OOMKilled 0 1m``; OpenShift "Diagnosing an OOM kill"): explicit, the kernel's OOM killer (``os:oom_killer``)."""
 
 _ANY = group_of(globals())
+
+RE_OTHER_FAILURES = re.compile(r"^\s*Failures:\s*$")
+"""The head of a ``ChildFailedError`` table's section of the ranks that ended after the first failure."""
+RE_OTHERS_END = re.compile(r"^\s*(?:Root Cause \(first observed failure\):|-{20,}|={20,})\s*$")
+"""What ends that section: the root entry's head, or the table's rules (``-`` * 60 between the sections)."""
+TABLE_SPAN = 400
+"""Lines a ``Failures:`` section may take (9 a rank: 44 ranks), a head with no end within them is left as read."""
 
 RE_EXCEPTION_LINE = re.compile(r"^\s*(?:\[rank\d+\]:\s*)?(?:[A-Za-z_]\w*\.)*[A-Z]\w*"
                                r"(?:Error|Exception|Interrupt|Exit|Fault)(?::|\s*$)")
@@ -123,6 +135,7 @@ class KilledTracebackScan:
 
     def __init__(self) -> None:
         self._open: int | None = None
+        self._others: int | None = None  # the line of an open ``Failures:`` section's head
         self._source = False  # the next line may be a frame's source line pasted without its indent
         self._announced: int | None = None  # the line of MindIE's announcement of its own kill (RE_SELF_KILL)
         self.lines: set[int] = set()
@@ -130,7 +143,15 @@ class KilledTracebackScan:
     def step(self, n: int, text: str) -> range:
         """One line (number ``n``): the numbers of the lines a kill's exception on it found, or the line itself where
         it is the shell's ``Killed`` of a kill MindIE's daemon announced (:data:`RE_SELF_KILL`; else an empty
-        range)."""
+        range). A SIGKILL in a ``ChildFailedError`` table's ``Failures:`` section (the agent's teardown) joins
+        :attr:`lines` too."""
+        if self._others is not None:
+            if n - self._others > TABLE_SPAN or RE_OTHERS_END.match(text):
+                self._others = None
+            elif RE_SIGKILL.search(text):
+                self.lines.add(n)
+        elif RE_OTHER_FAILURES.match(text):
+            self._others = n
         if SELF_KILL_CUE in text and RE_SELF_KILL.search(text):
             self._announced = n
         elif self._announced is not None:
@@ -158,9 +179,11 @@ class KilledTracebackScan:
 
 
 def may_carry_kill(data: bytes | bytearray) -> bool:
-    """Whether a file's bytes may hold a traceback :class:`KilledTracebackScan` finds (one search in C each)."""
-    return (b"Traceback" in data and (b"is killed by signal" in data or b"with signal SIGKILL" in data)) or (
-        SELF_KILL_CUE.encode() in data and b"Killed" in data)
+    """Whether a file's bytes may hold lines :class:`KilledTracebackScan` finds, a kill's traceback, MindIE's own
+    kill or a table's kill under ``Failures:`` (one search in C each)."""
+    return ((b"Traceback" in data and (b"is killed by signal" in data or b"with signal SIGKILL" in data))
+            or (SELF_KILL_CUE.encode() in data and b"Killed" in data)
+            or (b"Failures:" in data and (b"-9 (pid:" in data or b"Signal 9 (SIGKILL)" in data)))
 
 
 def killed_tracebacks_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
