@@ -113,3 +113,15 @@ def test_a_bundle_reads_the_table_as_logs_does(tmp_path: Path, engine: Any, pack
     assert "os:sigkill" not in {k for inc in rep["incidents"] for k in inc["kinds"]}
     assert rep["diagnosis"]["fault_class"] == diagnose_logs(str(tmp_path), engine)["diagnosis"]["fault_class"] \
         != "npu_oom"
+
+
+def test_the_fallback_text_leaves_out_the_teardown_kills() -> None:
+    """The lead's second read: the kill lines left the signals but stayed in the words the text fallback reads."""
+    from opsbrain.diagnosis.realtext import TextView
+
+    view = TextView()
+    for n, line in enumerate(TABLE.splitlines(), 1):
+        view(line, None, n)
+    kept = [t for _f, _n, t in view.first + view.errors]
+    assert any("exitcode  : 1" in t for t in kept)  # the root entry and the other ranks' own lines are read
+    assert not any("-9" in t or "SIGKILL" in t for t in kept)

@@ -37,7 +37,7 @@ from opsbrain.diagnosis.textmodel import (  # noqa: F401 - re-exported: the serv
 )
 from opsbrain.fastre import fast_lines_with, fast_search
 from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
-from opsbrain.ingest.parsers.sigkill import SELF_KILL_CUE, TRACEBACK_HEAD, KilledTracebackScan
+from opsbrain.ingest.parsers.sigkill import OTHER_FAILURES_CUE, SELF_KILL_CUE, TRACEBACK_HEAD, KilledTracebackScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.recovered import RecoveredScan, recovery_cue
 from opsbrain.ingest.where import host_in
@@ -211,7 +211,8 @@ class TextView:
         if recovery_cue(line, self._recovered.get(file)) and (
                 back := self._recovered.setdefault(file, RecoveredScan()).step(line_no, line)):
             self._retract({(file, n) for n in back})  # a failure the program recovered from (RecoveredScan)
-        if (TRACEBACK_HEAD in line or SELF_KILL_CUE in line or file in self._killed) and (
+        if (TRACEBACK_HEAD in line or SELF_KILL_CUE in line or OTHER_FAILURES_CUE in line
+                or file in self._killed) and (
                 back := self._killed.setdefault(file, KilledTracebackScan()).step(line_no, line)):
             self._retract({(file, n) for n in back})  # a traceback that carried a kill's report (KilledTracebackScan)
             if line_no in back:

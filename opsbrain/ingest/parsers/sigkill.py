@@ -82,6 +82,7 @@ OOMKilled 0 1m``; OpenShift "Diagnosing an OOM kill"): explicit, the kernel's OO
 
 _ANY = group_of(globals())
 
+OTHER_FAILURES_CUE = "Failures:"
 RE_OTHER_FAILURES = re.compile(r"^\s*Failures:\s*$")
 """The head of a ``ChildFailedError`` table's section of the ranks that ended after the first failure."""
 RE_OTHERS_END = re.compile(r"^\s*(?:Root Cause \(first observed failure\):|-{20,}|={20,})\s*$")
@@ -143,13 +144,14 @@ class KilledTracebackScan:
     def step(self, n: int, text: str) -> range:
         """One line (number ``n``): the numbers of the lines a kill's exception on it found, or the line itself where
         it is the shell's ``Killed`` of a kill MindIE's daemon announced (:data:`RE_SELF_KILL`; else an empty
-        range). A SIGKILL in a ``ChildFailedError`` table's ``Failures:`` section (the agent's teardown) joins
-        :attr:`lines` too."""
+        range). So is a SIGKILL in a ``ChildFailedError`` table's ``Failures:`` section (the agent's teardown): its
+        line alone."""
         if self._others is not None:
             if n - self._others > TABLE_SPAN or RE_OTHERS_END.match(text):
                 self._others = None
             elif RE_SIGKILL.search(text):
                 self.lines.add(n)
+                return range(n, n + 1)
         elif RE_OTHER_FAILURES.match(text):
             self._others = n
         if SELF_KILL_CUE in text and RE_SELF_KILL.search(text):
@@ -209,5 +211,5 @@ def parse(ctx: LineCtx) -> bool:
     return False
 
 
-__all__ = ["KIND", "RE_KILL_RAISED", "RE_OOMKILLED", "RE_SELF_KILL", "RE_SIGKILL", "SELF_KILL_CUE",
-           "KilledTracebackScan", "killed_tracebacks_in", "may_carry_kill", "parse"]
+__all__ = ["KIND", "OTHER_FAILURES_CUE", "RE_KILL_RAISED", "RE_OOMKILLED", "RE_SELF_KILL", "RE_SIGKILL",
+           "SELF_KILL_CUE", "KilledTracebackScan", "killed_tracebacks_in", "may_carry_kill", "parse"]
