@@ -24,7 +24,8 @@ def kinds(line: str) -> set[str]:
     # PyTorch c10/core/Device.cpp without the torch_npu plug-in (MinerU#2665)
     ("RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, xla, "
      "lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: npu", "cfg:env"),
-    # protobuf descriptor_database.cc / descriptor.cc: one generated .proto registered twice (protobuf#3469, torchair FAQ)
+    # protobuf descriptor_database.cc / descriptor.cc: one generated .proto registered twice (protobuf#3469,
+    # torchair FAQ)
     ("[libprotobuf ERROR google/protobuf/descriptor_database.cc:57] File already exists in database: caffe.proto",
      "cfg:env"),
     ("RuntimeError: CHECK failed: GeneratedDatabase()->Add(encoded_file_descriptor, size):", "cfg:env"),
@@ -49,6 +50,10 @@ def kinds(line: str) -> set[str]:
     ("RuntimeError: Failed to find function HcclCommInitRootInfoConfig", "cfg:version"),
     ("[W compiler_depend.ts:148] Warning: Failed to find function aclsysGetCANNVersion (function operator())",
      "cfg:version"),
+    # op-plugin's lookup of an aclnn API in the installed CANN (Ascend/op-plugin op_plugin/utils/op_api_common.h,
+    # EXEC_NPU_CMD): the ops package installed lacks it (vllm-ascend#9258; vllm-ascend PR #8382 on #7095)
+    ("RuntimeError: aclnnAddRmsNormBias or aclnnAddRmsNormBiasGetWorkspaceSize not in libopapi.so, or libopapi.sonot "
+     "found.", "cfg:version"),
     # a container's /dev/shm too small: Ray's object store (store_runner.cc, as GPUStack#5014 printed it) and
     # PyTorch's DataLoader worker (torch/utils/data/_utils/signal_handling.py)
     ("[2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory request exceeds memory available "

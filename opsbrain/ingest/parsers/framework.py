@@ -197,13 +197,17 @@ protobuf 4's refusal of generated code older than the runtime (``Descriptors can
 generated code is out of date and must be regenerated with protoc >= 3.19.0``, protobuf python/google/protobuf/
 descriptor.py; its own advice: downgrade the protobuf package or regenerate). The versions installed, not the
 program: CANN's Python tools (te, the op compiler) hit each of these when the environment's packages drift."""
-RE_LIB_SYMBOL_MISSING = screened(r"\bFailed to find function \w+")
+RE_LIB_SYMBOL_MISSING = screened(r"\bFailed to find function \w+|"
+                                 r"\baclnn\w+ or aclnn\w+GetWorkspaceSize not in \S+\.so\b")
 """torch_npu's lazy binding of the installed CANN libraries: every call into libascendcl, libhccl, libdcmi, ... goes
 through ``GET_FUNC(name)``, a ``dlsym`` on the library opened at first use (Ascend/pytorch torch_npu/csrc/core/npu/
 register/FunctionLoader.cpp), then ``TORCH_CHECK(func, "Failed to find function ", "<name>")``
 (torch_npu/csrc/core/npu/interface/AclInterface.cpp, torch_npu/csrc/distributed/HcclCompile.h). The function is
 absent from the library installed: a CANN older than the torch_npu built against it (the loader's ``undefined
-symbol``, read as the environment, for a symbol looked up at run time). The versions installed, not the program."""
+symbol``, read as the environment, for a symbol looked up at run time). The versions installed, not the program.
+op-plugin's aclnn calls alike (Ascend/op-plugin op_plugin/utils/op_api_common.h, ``EXEC_NPU_CMD``: ``aclnnX or
+aclnnXGetWorkspaceSize not in libopapi.so, or libopapi.sonot found.``; vllm-ascend#9258, and PR #8382: the CANN ops
+package no longer exports it): no failed operator call (before: ``op:aclnn``; session 48, tester48e)."""
 RE_UNKNOWN_TARGET = screened(r"\bfor the --?target option: Cannot find option named '")
 """An LLVM-based compiler asked for a target its build does not have: LLVM's option parser rejects a value no
 registered choice matches (llvm/include/llvm/Support/CommandLine.h, ``parser<DataType>::parse``: ``Cannot find option
