@@ -132,8 +132,11 @@ AICORE_SW = screened(
     r"\b(?:is|are) (?:all )?0\b|compiler bug|contains a non-\w+ instruction|an extra \w+ instruction|"
     r"value of the \w+ instruction is abnormal|nesting times|payload undefine|unsorted|"
     r"(?:incorrectly|not correctly) sorted", re.I, context=True)
-RE_AICERR_SW = screened(r"Root cause conclusion.*It means Atomic accumulation exception|"
-                        r"\bAccess ddr address out of boundary\b", re.I)
+RE_AICERR_SW = screened(r"\bIt means Atomic accumulation exception\b|\bAtomic add has a precision overflow\b|"
+                        r"\bAccess ddr address out of boundary\b|\bSingle op test aicore error\b|"
+                        r"\bFailed to execute the single-operator test case\b|"
+                        r"\bThe input/output memory address of the operator is abnormal\b|"
+                        r"\bIf the arguments are inconsistent before and after operator execution\b", re.I)
 """The AI Core error analyser's conclusion (``Analysis result: success. "*****Root cause conclusion*****" "dha status 1"
 found in log. It means Atomic accumulation exception, please check the input data and network accuracy.``): an
 atomic add that overflowed on extreme data, the operator's inputs (CANN troubleshooting case "atomic add precision
@@ -144,7 +147,19 @@ address of the operator lies outside every range the task allocated): the operat
 ``code  : 0x800000`` / ``error code  : ...`` field is the AI Core error register's bit mask, whose bits the tool
 names from a per-chip table (constant.py AIC_ERROR_INFO_DICT: bit 4 is a CCU illegal instruction in the 910B table,
 another error in the 910 one), and its ``meaning:`` lines decode bus / address sub-fields: neither names a fault on
-the line alone, and neither is read."""
+the line alone, and neither is read. Session 48: the conclusion is read on its own line, as info.txt prints it under
+the quoted header (before, only a line that also held ``Root cause conclusion`` was read), with the tool's other
+conclusions that its key-information table gives a program cause (CANN troubleshooting_0007 "使用msaicerr工具分析AI
+Core Error问题", canncommercial 900; AicErrorInfo.get_conclusion): the newer wording of the atomic-add overflow
+(``Atomic add has a precision overflow. Check the operator precision.``, troubleshooting_0015, canncommercial 850),
+the failed single-operator rerun (``Failed to execute the single-operator test case. The operator logic may be
+incorrect.``, troubleshooting_0014, CANNCommunityEdition 900: the operator's implementation or compile; its older
+``Single op test aicore error, please check op.``, canncommercial 800), the operator's input/output address (``The
+input/output memory address of the operator is abnormal ... Check the framework or application.``) and arguments
+changed during execution (``If the arguments are inconsistent before and after operator execution, memory access may
+be out of bounds.``). Not read: ``Failed to execute the built-in sample operator. Check the environment.`` (older
+``Golden Op run error on your environment. Please check your environment!``, troubleshooting_0013): the tool's
+benchmark operator failed, so "the system environment or hardware" is abnormal, which names no class."""
 RE_VERDICT = screened(r"\b(hardware local error|software error|network link error|mte error), stream_id=", re.I)
 VERDICT_KIND = {"hardware local error": "rt:aicore_hw", "software error": "rt:aicore_sw",
                 "network link error": "rt:aicore_link", "mte error": "rt:aicore_mte"}
