@@ -61,6 +61,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"kernel driver does not appear to be running on this host \([^()]*\): /proc/driver/nvidia/version "
                     r"does not exist)|"
                     r"\[GePlugin\] can not find Environment variable : JOB_ID\s*$|"
+                    r"\bgrappler/optimizers/(?:dependency_optimizer\.cc:\d+\] Iteration = \d+, topological sort "
+                    r"failed with message: |meta_optimizer\.cc:\d+\] \w+ failed: )|"
                     r"\[hdcdrv\].{0,120}?\bSession has already closed\. \(session=\d+; dev_id=\d+; "
                     r"service_type=\"service_dmp\";\s?local_close_state=\"closed_by_user\";|"
                     r"\[hdcdrv\].{0,120}?\bCommand executed Failed\. \(dev=\d+; cmd=2; error_code=-22\)|"
@@ -341,7 +343,16 @@ torch_npu/csrc/core/npu/NPUException.h @f38af786): the program's exit after a li
 left to free. wangYzh0912/npu-nvme's README shows the block after each run,
 "正常的，不用在意"; it read framework_error 0.60 from ``err:EH9999`` and the code. The block's generic lines
 (``EH9999: Inner Error!``, ``TraceBack ...``, the closing ``(function operator())``) are read by
-:class:`opsbrain.ingest.recovered.RecoveredScan`. Other EH9999 errors keep their reading."""
+:class:`opsbrain.ingest.recovered.RecoveredScan`. Other EH9999 errors keep their reading.
+Session 48, tester48c: TensorFlow's graph optimizer giving up one pass. TF 1.15 (the TF Adapter's) runs grappler on
+each graph before the adapter hands it to the NPU; when one optimizer fails, ``MetaOptimizer::RunOptimizer`` swaps the
+graph from before that pass back, logs ``<optimizer> failed: <status>`` (``LOG(ERROR)``; ``LOG(WARNING)`` for a
+deadline) and returns OK unless ``fail_on_optimizer_errors`` is set, and the dependency optimizer logs ``Iteration =
+N, topological sort failed with message: ...`` and skips only its transitive reduction (tensorflow/core/grappler/
+optimizers/meta_optimizer.cc, dependency_optimizer.cc; https://github.com/tensorflow/tensorflow/blob/r1.15/tensorflow/
+core/grappler/optimizers/meta_optimizer.cc). Ascend ModelZoo-TensorFlow's Transferring-GAN NPU run prints both between
+graph compilations and completes its evaluation (test/output/0/train_0.log); it read config_error 0.47 through the
+text fallback. A session that fails raises its own error, which keeps its reading."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
