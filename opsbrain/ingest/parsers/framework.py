@@ -259,7 +259,9 @@ device."""
 # Memory texts beyond the allocators' "out of memory": vLLM's start-up check when the weights leave no room for the KV
 # cache ("Available KV cache memory: -0.87 GiB", vllm-ascend#9372; "No available memory for the cache blocks",
 # vllm-ascend#5707; its start-up check "Free memory on device (8.0/64.0 GiB) on startup is less than desired GPU
-# memory utilization", vllm-ascend#14628: another process holds the memory), MindSpore's allocator ("... is more than
+# memory utilization", vllm-ascend#14628: another process holds the memory; session 48: the KV cache left does not hold
+# one request of max_model_len, V1 "... KV cache is needed, which is larger than the available KV cache memory", V0 "...
+# can be stored in KV cache (N)", tests/test_kv_cache_sizing48.py), MindSpore's allocator ("... is more than
 # total mem size", mindone#820), the graph engine's check that a graph's memory fits the device ("Sum of
 # total_mem_offset:%zu and var_mem_size:%zu is greater than memory manager malloc max size %zu, ... reduce your
 # batchsize or scale your model may solve problem", E19999, and the older "[Check][TotalMemOffset] %zu is greater
@@ -334,8 +336,9 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)|"
                 r"is more than total mem size|greater than memory manager malloc max size|"
                 r"Available KV cache memory: -\d|No available memory for the cache blocks|"
+                r"KV cache is needed, which is larger than the available KV cache memory|"
                 r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired|"
-                r"\bMemory not enough:",
+                r"can be stored in KV cache \(\d|\bMemory not enough:",
                 re.I),
      "mem:oom"),
     (RE_VENDOR_ATTR, "cfg:version"),
