@@ -27,6 +27,14 @@ from opsbrain.ingest.parsers.cfgenv import (  # noqa: F401 (CFG_SETTING, RE_LEVE
 )
 from opsbrain.ingest.parsers.cfgenv import tagged_below_error as _tagged_below_error
 from opsbrain.ingest.parsers.ctx import LineCtx, rt_func
+from opsbrain.ingest.parsers.hostenv import (
+    RE_CKPT_NOT_ZIP,
+    RE_DATASETS_DISK,
+    RE_FD_LIMIT,
+    RE_FILE_WRITE_FAILED,
+    RE_FS_UNSUPPORTED,
+    RE_SHM_TOO_SMALL,
+)
 from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.lazyre import lazy_compile
 
@@ -122,53 +130,6 @@ RE_OP_INFO = screened(r"Get op info json suffix path failed|Load op info (?:form
 soc_version: ..." for a SoC the build has no op info for, or the op info path missing or unreadable; then
 ``GenerateOpInfos``' "Load op info json failed" and the RuntimeError "Load op info form json config failed"): the
 installation or the chip it runs on (MindOCR FAQ: exporting on a 310 inference host; run it on the training host)."""
-RE_SHM_TOO_SMALL = screened(r"memory available in /dev/shm|insufficient shared memory \(shm\)|"
-                            r"pass an argument with the flag '--shm-size'|"
-                            r"dataloader's workers are out of shared memory")
-"""A container whose shared memory (/dev/shm, Docker's 64 MB default) is too small for the job: Ray's object store
-(src/ray/object_manager/plasma/store_runner.cc: "System memory request exceeds memory available in /dev/shm ... If
-you are inside a Docker container, you may need to pass an argument with the flag '--shm-size' to 'docker run'") and
-PyTorch's DataLoader worker (torch/utils/data/_utils/signal_handling.py: "... This might be caused by insufficient
-shared memory (shm)"; the main process' report of the worker's SIGBUS, torch/csrc/DataLoader.cpp: "DataLoader worker
-(pid N) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try
-to raise your shared memory limit.", session 45, tester45g: codalab-worksheets#3742, read framework_error 0.50 from
-the bare RuntimeError). The container's set-up, not the device or the program."""
-RE_FD_LIMIT = screened(r"\bToo many open files\. Communication with the workers is no longer possible\b")
-"""PyTorch's DataLoader, whose workers pass tensors by file descriptor, past the per-process limit on open files
-(RLIMIT_NOFILE, errno 24 EMFILE): torch/utils/data/dataloader.py raises "Too many open files. Communication with the
-workers is no longer possible. Please increase the limit using `ulimit -n` in the shell or change the sharing strategy
-by calling `torch.multiprocessing.set_sharing_strategy('file_system')` ...": its own verdict, the host's limit or the
-sharing setting, a set-up of the job's environment (``cfg:env``; session 45, tester45g: zju3dv/NeuralRecon#91 read
-framework_error 0.50 from the bare RuntimeError). Not the bare errno text: "[Errno 24] Too many open files" is as often
-a program that leaks descriptors (a MindSpore dataset iterator created again and again, a dev-split case labelled
-framework_error, turned config_error by the bare text) as a limit set too low."""
-RE_FILE_WRITE_FAILED = screened(r"\bPytorchStreamWriter failed writing file \S+: file write failed")
-"""``torch.save`` could not write the checkpoint: caffe2/serialize/inline_container.cc (PyTorchStreamWriter's
-writeRecord) throws "PytorchStreamWriter failed writing file <name>: file write failed" when the file system takes
-fewer bytes than written -- the volume full, a quota reached, or the mount gone (h2oai/h2o-llmstudio#214: the output
-volume was full; session 45, tester45g). The storage of the host the job writes to (``cfg:env``), read like "No space
-left on device" (knowledge_base/codes.yaml, ENOSPC), not the program or a device."""
-RE_CKPT_NOT_ZIP = screened(r"\bPytorchStreamReader failed reading zip archive: (?:failed finding central directory|"
-                           r"not a ZIP archive)")
-"""``torch.load`` given a file that is not a whole checkpoint archive: caffe2/serialize/inline_container.cc
-(PyTorchStreamReader::init, ``valid("reading zip archive")``) prints "PytorchStreamReader failed reading zip archive: "
-and miniz's error string, "failed finding central directory" (no end record: the file is cut short) or "not a ZIP
-archive". The file on disk is truncated or another format -- a download or a save that stopped part-way, the wrong
-file under the name (CompVis/stable-diffusion#93: fixed by downloading the model again; session 46, tester46d) -- the
-job's files, not the framework's code nor a device (``cfg:env``)."""
-RE_DATASETS_DISK = screened(r"\bNot enough disk space\. Needed: (?:Unknown size|\d+(?:\.\d+)? [KMGTPE]?i?B)\b")
-"""Hugging Face ``datasets`` refusing to build a dataset's cache: src/datasets/builder.py (``download_and_prepare``:
-``if not has_sufficient_disk_space(...): raise OSError(f"Not enough disk space. Needed: {size} (download: ...,
-generated: ..., post-processed: ...)")``) when the file system of the cache directory has less free space than the
-dataset needs, or reports none (datasets#1785: a cluster's shared disk). The host's storage set-up (``cfg:env``),
-like "No space left on device" (session 46, tester46d: zai-org/ChatGLM-6B#1305 read framework_error 0.60 by text).
-The size as ``size_str`` prints it ("Unknown size", "134.92 GiB"): a console may cut the line after it."""
-RE_FS_UNSUPPORTED = screened(r"\[Errno 95\] Operation not supported|\bOperation not supported \(os error 95\)")
-"""EOPNOTSUPP (errno 95, include/uapi/asm-generic/errno.h; strerror "Operation not supported") on a file: the file
-system under the path does not do what the writer asks (a FUSE or object-store mount refusing a mmap or seek; the
-form is Python's ``[Errno 95]`` or Rust std's io::Error ``... (os error 95)``, which safetensors prints:
-safetensors#842, "Error while serializing: I/O error: Operation not supported (os error 95)" saving to a FUSE disk;
-session 46, tester46d). The storage the job was given (``cfg:env``), not an operator that is not supported."""
 RE_COMPILER_HEADER = screened(r"fatal error: '[\w./+-]+' file not found")
 """clang's missing-header error (``fatal error: 'cstdint' file not found``; gcc's form, ``fatal error: cstdint: No
 such file or directory``, is read by the "No such file or directory" text): the compiler's include path or the
