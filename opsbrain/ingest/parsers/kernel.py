@@ -104,7 +104,11 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
                 + IO_ERROR + r"|\[Errno 5\] Input/output error", re.I),
      "os:storage", 2),  # EIO's strerror as Python raises it (OSError errno 5): the storage under the path failed;
     # not a wrapper's "I/O error:" whose detail names another errno (IO_ERROR; session 46, tester46d)
-    (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIGSEGV received", re.I), "os:segfault", 2),
+    # tvm-ffi's SIGSEGV handler (loaded into vLLM processes through xgrammar) prints ``!!!!!!! Segfault encountered
+    # !!!!!!!`` and re-raises the signal: apache/tvm-ffi@4ca86a21 src/ffi/backtrace.cc, TVMFFISegFaultHandler (session
+    # 48, tester48j: vllm-ascend#14860, #16642, #16577 and vllm-omni#6969, the profiler's stop segfaulting, read none)
+    (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIGSEGV received|"
+              r"!!!!!!! Segfault encountered !!!!!!!", re.I), "os:segfault", 2),
     (screened(MODULE_REFUSED, re.I), "cfg:env", 2),
 )
 DRV_KINDS: tuple[tuple[Screened, str], ...] = (
