@@ -24,7 +24,9 @@ _ENV = (
     r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)|"
     r"\b(?:received|sent) message (?:after decompression )?larger than max\b|"
     r"\bunknown or invalid runtime name: \S|\bUnknown runtime specified \S|"
-    r"\bCheck (?:Owner|Owner group|Other group) permission failed\b|\bowner id diff: current process user id is \d")
+    r"\bCheck (?:Owner|Owner group|Other group) permission failed\b|\bowner id diff: current process user id is \d|"
+    r"\bNo matching distribution found for \S|\bCould not find a version that satisfies the requirement \S|"
+    r"\bCannot install .{1,300}? because these package versions have conflicting dependencies\b")
 _FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist"
           r"(?!,? (?:ignoring|skipping)\b)|"
           r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
@@ -100,7 +102,14 @@ but required no greater than 0.`` and ``owner id diff: current process user id i
 ``Owner`` / ``Owner group`` / ``Other group`` digit of the mode above the one allowed, or a file another user owns;
 the MindIE LLM FAQ, "Check_path: config.json failed": chmod 640 the weight directory's config.json; MindX SDK's
 FileUtils.cpp prints ``Check Owner permission failed: Current permission is 7, but required no greater than 6.``):
-the files' mode or owner, set by whoever installed them."""
+the files' mode or owner, set by whoever installed them. pip's resolver failing on a requirement (session 48,
+tester48o): ``Could not find a version that satisfies the requirement <req> (from versions: ...)`` then
+``No matching distribution found for <req>``, and ``Cannot install <reqs> because these package versions have
+conflicting dependencies.`` (pypa/pip src/pip/_internal/resolution/resolvelib/factory.py,
+``_report_single_requirement_conflict`` / ``get_installation_error``): no index the job reaches holds a matching
+version, or the pins contradict each other, e.g. an NPU CI image build whose pip lacks the mirror that hosts
+triton-ascend (vllm-project/vllm#50504). The package index and pins, not a device. Not pip's own warning that its
+resolver "does not currently take into account all the packages that are installed", after which it installs."""
 CFG_ENV_TEXT = screened(_ENV, re.I)
 """Configuration and environment texts (this parser's own reading; a setting needs :data:`CFG_SETTING`): libraries
 and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by

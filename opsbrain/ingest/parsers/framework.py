@@ -351,7 +351,10 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (screened(r"(?<!\[Errno 95\] Operation )not supported(?! \(os error \d+\))|(?<!NORMAL_OR_)unsupported|"
               r"not implemented|NotImplemented|is not support|no kernel|"
                 r"not registered|op type .* not|: implementation for device \S+ not found", re.I), "op:unsupported"),
-    (screened(r"\bcompil(?:e|ed|ing|ation)\b.*fail|fail.*\bcompil(?:e|ed|ing|ation)\b|build graph fail|"
+    # the word in a path is a folder or file, not a compiler (pytest's ``FAILED tests/ut/compilation/test_x.py::t``,
+    # vllm-ascend#10210; session 48, tester48o)
+    (screened(r"(?<![/\\])\bcompil(?:e|ed|ing|ation)\b(?![/\\]|\.py\b).*fail|"
+              r"fail.*(?<![/\\])\bcompil(?:e|ed|ing|ation)\b(?![/\\]|\.py\b)|build graph fail|"
                 r"graph.*(?:build|compile).*fail|TBE.*fail|op_compile|CompileOp|build op model fail|"
                 r"BuildSingleOpModel fail|Fail to build op model|\baclopCompile\w*.*fail|fail.*\baclopCompile",
                 re.I), "op:compile"),
