@@ -73,7 +73,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"Warning: numpy\.(?:dtype|ufunc|ndarray) size changed, may indicate binary incompatibility|"
                     r"\bNPU warning, error code is 100037\b|\[Finalize\]\[Acl\]repeatedly finalized\b|"
                     r"^\s*\[Error\]: Repeated deinitialization\.\s*$|"
-                    r"^\s*Check whether the acl\.finalize interface is repeatedly invoked for deinitialization\.\s*$")
+                    r"^\s*Check whether the acl\.finalize interface is repeatedly invoked for deinitialization\.\s*$|"
+                    r"\bfailed to find task <[^<>\s]{1,300}> on host <[^<>\s]{1,300}>")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -137,7 +138,13 @@ host, and ``npu-smi`` enumerates every board while only the exposed cards are in
 tester43b: driver_firmware_error 0.59 from the first). Only as the line's closing note (in parentheses, or after a
 dash): ``value expected under 8`` inside an error is no such note, and neither is a bound the line ends with,
 ``value 12 (expected under 8)``, ``- expected under 8``: a condition that begins with a number is a value's limit,
-not a setting the line is normal under (review43).
+not a setting the line is normal under (review43). Volcano's scheduler cache, when a pod it no longer holds on
+that node is deleted, warns ``failed to find task <ns/pod> on host <node>`` (volcano-sh/volcano
+pkg/scheduler/api/node_info.go ``RemoveTask``; event_handlers.go wraps it as ``Failed to delete task: errors:  1:
+...``): volcano#1325 and volcano#4649 see it at every ordinary ``kubectl delete`` of a job's pods, and later Volcano
+logs it with ``klog.Warningf`` and returns nil (session 48, tester48k: the deletion of a healthy tfjob read
+config_error 0.54 from the text model). ``... in job <...>`` (a task lost with its node, volcano#1226, which did
+restart a finished task) is not this warning.
 vLLM's ``warn_for_unimplemented_methods`` (vllm/utils.py, v0.8: a class decorator that replaces ``abc.ABC``; after
 each ``__init__`` it lists the public methods whose source still raises ``NotImplementedError`` and logs ``Methods
 %s not implemented in %s`` as a warning; https://github.com/vllm-project/vllm/blob/v0.8.5/vllm/utils.py) names, at
