@@ -103,14 +103,6 @@ package was compiled for against the device's (cannmirror/asc-devkit tools/build
 Ascend310P3. Please modify default socversion in run.sh ...", "bin soc version ... is incorrected", "cur soc version
 ... not found": a chip the installed package does not know). The installation does not fit the chip (vllm-ascend#6676:
 910B kernels on a 310P card): the versions of what is installed, not the program."""
-RE_SOC_UNKNOWN = screened(r"\bCan not support soc_version: \d+|\bUnsupported soc_version: \S|"
-                          r"\bdoes not match the installed version's device type\b")
-"""vllm-ascend's own SoC guards (vllm_ascend/utils.py ``check_ascend_device_type``: "Can not support soc_version:
-{soc_version}." for a chip outside the ranges the installed build knows, then "Current device type: ... does not
-match the installed version's device type: ..., please check your installation package."; the model runner's
-``_select_moe_comm_method``: "Unsupported soc_version: {soc_version}", AscendSocVersion.UNDEFINED on a 300I Duo,
-vllm-ascend#2795; "Can not support soc_version: 104." on a 910B, vllm-ascend#6796): the installation does not fit
-the chip, like :data:`RE_SOC_PACKAGE`, not an unsupported operator (session 48, tester48p)."""
 RE_TORCH_NO_NPU = screened(r"device type at start of device string: npu\b")
 """PyTorch's device-string parser (c10/core/Device.cpp: ``Expected one of cpu, cuda, ... device type at start of device
 string: npu``) knows ``npu`` only after the torch_npu plug-in registered it (torch_npu's ``__init__`` renames the
@@ -324,7 +316,6 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_ROPE_SCHEMA_OLD, "cfg:version"),
     (RE_SHARD_CHECK, "cfg:env"),
     (RE_SOC_PACKAGE, "cfg:version"),
-    (RE_SOC_UNKNOWN, "cfg:version"),
     (RE_BUILT_FOR_OTHER, "cfg:version"),
     (RE_SHM_TOO_SMALL, "cfg:env"),
     (RE_FD_LIMIT, "cfg:env"),
