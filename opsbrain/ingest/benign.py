@@ -39,6 +39,10 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"supported for all configurations of models and can yield errors\.|This may be expected if you "
                     r"are loading a checkpoint that shares a subset of the architecture)|"
                     r"\bThe configName \w+ is not found, use default value\.\s*$|"
+                    r"\bFailed to load generation config for \S+: .{0,400}?\. ?Proceeding without generation "
+                    r"config\.\s*$|"
+                    r"\bFailed to load tokenizer vocab for template detection: .{0,300}?\. Vocab-dependent detection "
+                    r"rules will be skipped\.\s*$|"
                     r"Ignored parameter '\w+'\. This is a GPU-specific feature not supported on Ascend\. Resetting "
                     r"to False\.|"
                     r"\* A known problem is that capturing too many batch sizes can lead to OOM\s*$|"
@@ -180,6 +184,15 @@ such device``, within the output Huawei Cloud's CCE FAQ shows for a successful u
 the script's write to a device node that is already gone, the upgrade goes on. The installer's own failures
 (``[ERROR]...``) still read.
 
+SGLang's start notices for what a model directory leaves out: ``Failed to load generation config for /data/weights/
+grok-2: ... does not appear to have a file named generation_config.json. ... Proceeding without generation config.``
+(``get_generation_config``, python/sglang/srt/utils/hf_transformers_utils.py: a ``logger.warning`` on the OSError,
+then None) and ``Failed to load tokenizer vocab for template detection: 'TiktokenTokenizer' object has no attribute
+'get_vocab'. Vocab-dependent detection rules will be skipped.`` (``build_detection_context``,
+python/sglang/srt/parser/template_detection.py @eb4befd8: a warning, an empty vocabulary, the start goes on). A
+Grok-2 start on Ascend that then served its benchmark (sgl-project/sglang#29853) read config_error 0.60 from them
+through the text fallback (session 48, tester48s). Its ``NPU custom kernel packages unavailable: No module named
+'custom_ops'`` keeps its reading, for the reason vllm_ascend_C's does below: the cause where a model needs the kernels.
 Not here: vllm-ascend's own ``Failed to import vllm_ascend_C: ...`` (its custom operators), harmless when they are
 not used (vllm-ascend#703) but the cause where sleep mode's allocator needs them (corpus_q q016, corpus_zk zk004).
 dmidecode's ``Error Correction Type: Single-bit ECC`` (or ``Multi-bit ECC``, ``Parity``, ...)
