@@ -55,6 +55,16 @@ read as an unsupported operator, ``op:unsupported``); and pip's
 "安装toolkit包,报错Can not combine '--user' and '--target'",
 https://www.hiascend.com/document/caselibrary/detail/installcase_0002: ``user = true`` in pip.conf; pip's own option
 check, pip/_internal/commands/install.py). All three give ``cfg:env``.
+
+Session 48 (tester48t): the driver package's refusal to install, upgrade or uninstall while its device nodes are held,
+``[ERROR]The davinci nodes are occupied by some processes, please stop processes and install or uninstall again,
+details in : <log>`` (hicann/driver scripts/package/custom/driver/common/scripts/driver_install.sh and uninstall.sh
+@ef377e95, ``exitInstallInfo``; printed after ``checkUserProcess`` / ``checkUserDocker`` in common.sh find a process
+using /dev/davinci*, /dev/davinci_manager, /dev/devmm_svm or /dev/hisi_hdc, or a running container mapping them, whose
+WARNING is ``<dev> has used by docker``). Huawei Cloud's driver upgrade page gives the same cause and fix (business
+processes or containers occupy the Davinci nodes; stop them, or ``--upgrade --force``:
+https://support.huaweicloud.com/bestpractice-aics/aics_bp_0106.html). The device allocation, read like the other
+device-in-use texts: ``cfg:device``, with or without the package's tag (the page and users' notes quote it without).
 """
 
 from __future__ import annotations
@@ -79,14 +89,22 @@ RE_CANN_SETTING = screened(r"\bThere is no python3\.\d+(?:\s*,\s*python3\.\d+)* 
 """The CANN run packages' documented refusals of the host's Python, of ``--install-path`` once a CANN package recorded
 its path, and of pip's options (session 47): with or without the package's tag."""
 
+RE_NODES_HELD = screened(r"\bThe davinci nodes are occupied by some processes\b")
+"""The driver installer's refusal while processes or containers hold its device nodes (session 48): with or without
+the package's tag."""
+
 _ANY = group_of(globals())
 
 
 def parse(ctx: LineCtx) -> bool:
-    """An installer line with a setting error gives ``cfg:env``; one of its progress lines (INFO, WARNING) is fully
-    explained with no signal; its other errors go on to the later parsers."""
+    """An installer line with a setting error gives ``cfg:env`` (its refusal while the device nodes are held,
+    ``cfg:device``); one of its progress lines (INFO, WARNING) is fully explained with no signal; its other errors go
+    on to the later parsers."""
     if not _ANY.may(ctx.text):
         return False
+    if RE_NODES_HELD.search(ctx.text):
+        ctx.add("cfg:device", ctx.node, 2)
+        return True
     if not (m := RE_INSTALLER.match(ctx.text)):
         if RE_KERNEL_CHECK.search(ctx.text) or RE_CANN_SETTING.search(ctx.text):
             ctx.add("cfg:env", ctx.node, 2)
