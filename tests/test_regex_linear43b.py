@@ -126,7 +126,7 @@ def _tokens(pattern: str) -> list[str]:
 
 def test_the_tables_rows_that_were_slow_run_by_re2() -> None:
     slow = [rx for rx, *_ in TABLES if "version.*" in rx.pattern or "DMA.*timeout" in rx.pattern
-            or "AER:.*" in rx.pattern or "\\bcompil(?:e|ed|ing|ation)\\b.*fail" in rx.pattern]
+            or "AER:.*" in rx.pattern or "compil(?:e|ed|ing|ation)" in rx.pattern]  # (the last: review48)
     assert len(slow) == 5 and all(exact_re2(rx.rx) is not None for rx in slow)
     assert len(EXACT) > 100
 
