@@ -39,3 +39,14 @@ def test_a_failed_session_run_keeps_its_reading() -> None:
     line = ("tensorflow.python.framework.errors_impl.InvalidArgumentError: The graph couldn't be sorted in "
             "topological order.")
     assert not BENIGN.search(line)
+
+
+def test_the_tf_adapters_own_optimizer_is_not_a_skipped_pass() -> None:
+    """review48: the TF Adapter registers NpuOptimizer as a grappler custom optimizer; its failure is kept (a line
+    constructed in meta_optimizer.cc's format, not a quoted log)."""
+    from opsbrain.ingest.benign import BENIGN
+
+    line = ("2023-03-02 10:11:12.345678: E tensorflow/core/grappler/optimizers/meta_optimizer.cc:502] "
+            "NpuOptimizer failed: Internal: GE graph build failed")
+    assert BENIGN.search(line) is None
+    assert BENIGN.search(line.replace("NpuOptimizer", "layout")) is not None
