@@ -65,7 +65,7 @@ GATE = lazy_compile(
     r"rank_table|malloc|alloc|kv cache memory: -|tls switch|errno\[|retcode|seizing the npu|"
     r"stored in kv cache \(|"  # vLLM V0's max-seq-len check, often pasted without its ValueError (framework, s48)
     r"emergency_warn|general_warn|died unexpectedly|未找到命令|\bMIE\d{2}[A-Z][0-9A-F]{6}\b|healthy devices|"
-    r"ListAndWatch ended|ModeNotFit|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
+    r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
     r"/dev/shm|shared memory \(shm\)|npu is busy|not present|\blo[sl] flag|\b0x8[0-9a-f]{7}\b|no module named|"
     r"no package metadata was found|"
     r"sigkill|training end with return code|"  # torchrun's "Signal 9 (SIGKILL)", ModelArts' exit (parsers/sigkill)
