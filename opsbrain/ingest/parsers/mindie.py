@@ -34,13 +34,11 @@ _ANY = group_of(globals())
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):
         return False
-    found = False
     for code in dict.fromkeys(RE_MIE.findall(ctx.text)):
-        ctx.add(f"err:{code}", ctx.npu() or ctx.node, max(ctx.sev, 1), device=ctx.device())
+        comp, dev = ctx.npu() or ctx.node, ctx.device()
+        ctx.add(f"err:{code}", comp, max(ctx.sev, 1), device=dev)
         if code[3:5] == SERVER and code[5] == "E" and code[-2:] == SERVER_CONFIG_TYPE:
-            ctx.add("cfg:env", ctx.npu() or ctx.node, 2, device=ctx.device())
+            ctx.add("cfg:env", comp, 2, device=dev)
         if (cause := LLM_CAUSES.get(code)) is not None:
-            ctx.add(cause, ctx.npu() or ctx.node, 2, device=ctx.device())
-        found = True
-    del found
+            ctx.add(cause, comp, 2, device=dev)
     return False  # a code adds to the line; the other parsers still read its text
