@@ -25,8 +25,10 @@ import pytest
 from opsbrain.diagnosis.oneclick import diagnose_logs
 from tests.textviews import view_of
 
-BURGERS = """burgers: u(x, t)*Derivative(u(x, t), x) + Derivative(u(x, t), t) - 0.00318309897556901*Derivative(u(x, t), (x, 2))
-    Item numbers of current derivative formula nodes: 3
+BURGERS = (
+    "burgers: u(x, t)*Derivative(u(x, t), x) + Derivative(u(x, t), t) - "
+    "0.00318309897556901*Derivative(u(x, t), (x, 2))\n"
+    """    Item numbers of current derivative formula nodes: 3
 ic: u(x, t) + sin(3.14159265358979*x)
     Item numbers of current derivative formula nodes: 2
 bc: u(x, t)
@@ -48,7 +50,7 @@ epoch: 15000 train loss: 0.00011926594 epoch time: 61.978 ms
     l2_error:  0.004314286890692662
 =================================================================================================
 End-to-End total time: 944.745542049408 s
-"""
+""")
 
 
 def test_a_pinns_run_printing_its_l2_error_is_no_failure(engine: Any) -> None:
