@@ -86,6 +86,13 @@ record's handle, whose ``Not Provided`` / ``No Error`` read none anyway."""
 READS_NONE = lazy_compile(r"^(?:0+|0x0+|none|no|n/?a|--?|false|ok|normal|not (?:provided|specified|present|available"
                           r"|supported|applicable))\.?$", re.I)
 """A value that reads none: zero, ``None``, ``N/A``, ``OK``, ``Not Provided``."""
+MEASURE = lazy_compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?$")
+"""A real number, with a decimal point or an exponent (``0.8788317251751688``, ``7.498202e-05``): after a name that
+ends in its error noun, the size of an error, a measurement (session 49, tester49c). MindFlow's PINNs tutorials print
+the relative L2 error of the prediction as ``    l2_error:  0.004314286890692662`` (mindspore-ai/mindscience @5d02e53c
+MindFlow/applications/physics_driven/burgers/src/utils.py ``calculate_l2_error``: ``sqrt(sum((label -
+prediction)**2)) / sqrt(sum(label**2))``, ``print("    l2_error: ", l2_error)``). An error of a kind is told in words
+or a code, never as a fraction; an integer (a count or a code) and ``nan`` are not measurements here."""
 
 
 FAILED_COUNT = frozenset({"failed", "failures", "errored", "errors"})
@@ -137,7 +144,8 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     word, no failed state (:data:`FAILED_STATE`), no code or count other than zero (:func:`nonzero_code`: npu-smi's
     ``Error Code : 80E01801`` stays a failing line); where the name ends in its error noun (``Socket error:
     connection reset by peer`` states an error of a kind) the value must read none (:data:`READS_NONE`:
-    ``rx_crc_errors: 0``). Sources: dmidecode prints each attribute as a tab, its name, ``: `` and its value
+    ``rx_crc_errors: 0``) or, the error noun ending the name, be a measurement (:data:`MEASURE`: ``l2_error:
+    0.0043``, the size of an error). Sources: dmidecode prints each attribute as a tab, its name, ``: `` and its value
     (mirror/dmidecode @b70f6ee0 dmioutput.c ``pr_attr``; man/dmidecode.8), with names such as ``Error Correction
     Type`` and ``Error Information Handle`` (dmidecode.c ``dmi_memory_array_error_handle``: ``Not Provided``, ``No
     Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
@@ -156,5 +164,6 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
         return True
     if not hits or error_word(value) is not None or FAILED_STATE.search(value) or nonzero_code(value):
         return False
-    described = hits[-1] == len(words) - 1 or words[hits[-1] + 1].lower() in DESCRIBES_ERROR
-    return not described or READS_NONE.match(value) is not None
+    last = hits[-1] == len(words) - 1
+    described = last or words[hits[-1] + 1].lower() in DESCRIBES_ERROR
+    return not described or READS_NONE.match(value) is not None or (last and MEASURE.match(value) is not None)
