@@ -86,7 +86,7 @@ record's handle, whose ``Not Provided`` / ``No Error`` read none anyway."""
 READS_NONE = lazy_compile(r"^(?:0+|0x0+|none|no|n/?a|--?|false|ok|normal|not (?:provided|specified|present|available"
                           r"|supported|applicable))\.?$", re.I)
 """A value that reads none: zero, ``None``, ``N/A``, ``OK``, ``Not Provided``."""
-MEASURE = lazy_compile(r"^[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?$")
+MEASURE = lazy_compile(r"^[-+]?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)$")
 """A real number, with a decimal point or an exponent (``0.8788317251751688``, ``7.498202e-05``): after a name that
 ends in its error noun, the size of an error, a measurement (session 49, tester49c). MindFlow's PINNs tutorials print
 the relative L2 error of the prediction as ``    l2_error:  0.004314286890692662`` (mindspore-ai/mindscience @5d02e53c
