@@ -8,6 +8,7 @@ import re
 from opsbrain.lazyre import lazy_compile
 
 BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
+                    r"^\s*TensorFlow installation not found - running with reduced feature set\.\s*$|"
                     r"The model has a long context length \(\d+\)\. This may cause OOM|"
                     r"\bOOM killer (?:disabled|enabled)\.?\s*$|"
                     r"(?i:\bdcmi\b.{0,160}?\berror code:?\s*-(?:8255|99998)\b)|"
@@ -374,7 +375,13 @@ core/grappler/optimizers/meta_optimizer.cc). Ascend ModelZoo-TensorFlow's Transf
 graph compilations and completes its evaluation (test/output/0/train_0.log); it read config_error 0.47 through the
 text fallback. A session that fails raises its own error, which keeps its reading. Not the TF Adapter's own
 ``NpuOptimizer`` (a grappler custom optimizer, npu_bridge): its failure is the adapter's, not a pass TF can drop
-(review48's note; the lead, session 48)."""
+(review48's note; the lead, session 48). TensorBoard's ``TensorFlow installation not found - running with reduced
+feature set.``, printed at each start where only the stub of TensorFlow is present (tensorflow/tensorboard
+tensorboard/main_lib.py ``global_init`` @8a1dd4dbcf3ecbfd8ce7a70d414507bd95bc37a0: ``if getattr(tf, "__version__",
+"stub") == "stub": print(...)``) before it serves as usual: MindRLHF's reward-model tutorial shows it after a
+successful training run, then ``TensorBoard 2.11.2 at http://localhost:6006/`` (mindspore-lab/mindrlhf
+examples/reward_model_train_tutorial/llama_reward_model_tutorial.md); alone it read config_error 0.60 through the
+text fallback (session 49, tester49h)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""

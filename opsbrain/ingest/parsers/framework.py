@@ -290,6 +290,15 @@ AscendCL calls of both programs (``CANN failure 500001`` / ``CANN check failed, 
 which the cann parser reads. microsoft/onnxruntime onnxruntime/core/providers/cann @89e47161 (cann_graph.cc),
 @ea5dc5eb (cann_call.h), @f8b74ff7 (cann_common.h); opencv/opencv modules/dnn/src/net_cann.cpp @06a7c031. Session
 47, tester47b: onnxruntime#20617 and #21352, opencv#23199 read no signal from these lines."""
+RE_MS_ANALYZE_FAIL = screened(r"See file '[^'\n]*analyze_fail\.(?:ir|dat)' for more details")
+"""MindSpore's pointer to the IR it dumps when graph compilation fails in type/shape inference (static analysis):
+``The function call stack (See file '.../rank_0/om/analyze_fail.dat' for more details. Get instructions about
+`analyze_fail.dat` at https://www.mindspore.cn/search?inputValue=analyze_fail.dat)`` (``analyze_fail.ir`` in later
+releases). mindspore-ai/docs tutorials/source_zh_cn/advanced/error_analysis/mindir.md ("IR文件分析": how to find the
+cause of a graph-inference failure from analyze_fail.ir); the MS_OM_PATH variable's doc: the file is dumped when "a
+compiling graph error occurred". The network did not compile (``op:compile``): mindyolo#168 (yolov7's loss stacking
+tensors of different dtypes, the same loss fixed in mindyolo#219 by a cast) read nothing but this block (session 49,
+tester49h). Only the pointer with its ``See file`` form, not a sentence naming the file."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_MS_INTERNAL, "fw:internal"),
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
@@ -363,6 +372,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 re.I), "op:compile"),
     (RE_GE_PRERUN, "op:compile"),
     (RE_CANN_GRAPH_CALL, "op:compile"),
+    (RE_MS_ANALYZE_FAIL, "op:compile"),
     (RE_BISHENG_COMPILE, "op:compile"),
     # the aclnn engine's own launch / run failure lines name the operator (hicann/opbase src/nnopbase, session 38)
     (screened(r"aclnn.*(?:fail|error)|(?:fail|error).*aclnn|\blaunch failed for \w+, errno:|"
