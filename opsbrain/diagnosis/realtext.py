@@ -40,6 +40,7 @@ from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_L
 from opsbrain.ingest.parsers.sigkill import OTHER_FAILURES_CUE, SELF_KILL_CUE, TRACEBACK_HEAD, KilledTracebackScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.recovered import RecoveredScan, recovery_cue
+from opsbrain.ingest.stopped import StopScan
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
@@ -219,6 +220,7 @@ class TextView:
         self.overflow = False
         self._recovered: dict[str | None, RecoveredScan] = {}
         self._killed: dict[str | None, KilledTracebackScan] = {}
+        self._stopped: dict[str | None, StopScan] = {}
 
     def __call__(self, line: str, file: str | None, line_no: int, head: str = "") -> None:
         if recovery_cue(line, self._recovered.get(file)) and (
@@ -230,6 +232,9 @@ class TextView:
             self._retract({(file, n) for n in back})  # a traceback that carried a kill's report (KilledTracebackScan)
             if line_no in back:
                 return  # the shell's Killed of a kill the program announced: not the failure's words
+        if ("[shutdown]" in line or "death signal" in line or file in self._stopped) and \
+                self._stopped.setdefault(file, StopScan()).step(line_no, line):
+            return  # a stop's leftover once the log showed the stop (ingest.stopped)
         full = len(self.first) >= self.limit
         if full:  # past a paste's size only error lines are kept: the common line of a large log costs one search
             self.overflow = True

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from opsbrain.ingest.parsers.sigkill import KilledTracebackScan, may_carry_kill
 from opsbrain.ingest.signal import Signal
+from opsbrain.ingest.stopped import StopScan, may_stop
 from opsbrain.lazyre import lazy_compile
 
 DCMI_V1_FAILED = lazy_compile(r"\bFailed to initialize DCMI(?!\s+through either API)\b")
@@ -178,7 +179,7 @@ def may_quiet(data: bytes | bytearray) -> bool:
     """Whether a file's bytes may hold lines read as no failure of their own: a failure recovered from
     (:func:`may_recover`) or a traceback that carries a kill's report
     (:func:`opsbrain.ingest.parsers.sigkill.may_carry_kill`); the bundle walk's cue to run :func:`quiet_lines_in`."""
-    return may_recover(data) or may_carry_kill(data)
+    return may_recover(data) or may_carry_kill(data) or may_stop(data)
 
 
 def quiet_lines_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
@@ -187,10 +188,11 @@ def quiet_lines_in(lines: Iterable[str], line_no: Callable[[int], int] | None = 
     (:class:`~opsbrain.ingest.parsers.sigkill.KilledTracebackScan`), in one pass (a packed file is unpacked once;
     session 47's second read: the bundle reader walked such a file twice). For a reader that holds a file's lines
     (the bundle reader, whose signals of these lines are dropped)."""
-    scan, killed = RecoveredScan(), KilledTracebackScan()
+    scan, killed, stopped = RecoveredScan(), KilledTracebackScan(), StopScan()
     for k, text in enumerate(lines, 1):
         n = line_no(k) if line_no is not None else k
         if recovery_cue(text, scan):
             scan.step(n, text)
         killed.step(n, text)
-    return scan.lines | killed.lines
+        stopped.step(n, text)
+    return scan.lines | killed.lines | stopped.lines

@@ -1,0 +1,109 @@
+# ruff: noqa: E501  (real log lines, kept whole)
+"""A stop asked for, once the log shows it: the teardown's leftovers give no signal and leave the fallback's text
+(session 49, tester49i; :mod:`opsbrain.ingest.stopped`).
+
+vllm#16807's traceback (an abort sent on the closed socket after a SIGINT, ``Task exception was never retrieved``)
+read framework_error 0.60 from the fallback after vllm#43707's SIGINT lines; vllm-ascend#11051's SIGTERM stop after
+an ais_bench run read config_error 0.35 from vLLM's own ``[shutdown]`` lines. A crash whose log ends in the same
+cleanup keeps its cause, and the leftovers without a stop shown above them are read as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opsbrain.bundle import diagnose_bundle
+from opsbrain.diagnosis.oneclick import diagnose_logs
+from opsbrain.ingest.recovered import quiet_lines_in
+from opsbrain.ingest.stopped import StopScan
+from opsbrain.ingest.text import ingest_text
+
+SIGINT = """\
+^C(EngineCore pid=3946143) INFO 05-26 19:19:56 [core.py:1155] [shutdown] EngineCore: trigger received signal=SIGINT
+(Worker_TP0 pid=3946523) INFO 05-26 19:19:56 [multiproc_executor.py:905] [shutdown] WorkerProc: terminated by shutdown signal
+(APIServer pid=3945527) INFO 05-26 19:19:56 [launcher.py:100] [shutdown] API server: shutdown triggered
+"""
+"""https://github.com/vllm-project/vllm/pull/43707 (Ctrl-C of ``vllm serve``)."""
+LEFTOVER = """\
+[2025-04-18 00:06:57] ERROR runners.py:118: Task exception was never retrieved
+future: <Task finished name='Task-10' coro=<create_chat_completion() done, defined at /workspace/my-vllm/lib64/python3.12/site-packages/vllm/entrypoints/utils.py:75> exception=ZMQError('Socket operation on non-socket')>
+Traceback (most recent call last):
+  File "/workspace/my-vllm/lib64/python3.12/site-packages/vllm/v1/engine/async_llm.py", line 296, in generate
+    out = q.get_nowait() or await q.get()
+                            ^^^^^^^^^^^^^
+  File "/workspace/my-vllm/lib64/python3.12/site-packages/vllm/v1/engine/output_processor.py", line 50, in get
+    await self.ready.wait()
+  File "/usr/lib64/python3.12/asyncio/locks.py", line 212, in wait
+    await fut
+asyncio.exceptions.CancelledError
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/workspace/my-vllm/lib64/python3.12/site-packages/vllm/entrypoints/utils.py", line 85, in wrapper
+"""
+"""https://github.com/vllm-project/vllm/pull/16807 (merged): printed when the API server is stopped by SIGINT with
+requests in flight."""
+ASCEND_SIGTERM = """\
+[2026-06-29 04:26:29,737] [ais_bench] [INFO] Performance Result files located in outputs/default/20260629_041856/performances/vllm-api-stream-chat.
+[2026-06-29 04:26:31.716397][UC][I] [shutdown] API server: shutdown triggered [27696,27696][launcher.py:100,signal_handler]
+[2026-06-29 04:26:31.716519][UC][I] [shutdown] API server: stopping engine client mode=abort timeout=0s [27696,27696][launcher.py:116,handle_shutdown]
+[2026-06-29 04:26:31.717271][UC][I] [shutdown] MPClient: start timeout=0s [27696,103546][core_client.py:652,shutdown]
+[2026-06-29 04:26:31.717309][UC][I] [shutdown] MPClient: stopping engine manager [27696,103546][core_client.py:654,shutdown]
+[2026-06-29 04:26:31.717661][UC][W] [shutdown] Process manager: force killing remaining processes count=1 [27696,103546][utils.py:607,shutdown]
+[2026-06-29 04:26:31.717859][UC][I] [shutdown] EngineCore: trigger received signal=SIGTERM [27731,27731][core.py:1178,signal_handler]
+[2026-06-29 04:26:31.718344][UC][I] [shutdown] EngineCore: start mode=abort timeout=0s [27731,27731][core.py:1297,_handle_shutdown]
+"""
+"""https://github.com/vllm-project/vllm-ascend/pull/11051 (vllm-ascend's log format, the server stopped after the
+benchmark)."""
+OOM = ("(VllmWorkerProcess pid=20493) ERROR 03-05 07:15:39 multiproc_worker_utils.py:240] RuntimeError: NPU out of "
+       "memory. Tried to allocate 22.00 MiB (NPU 6; 60.97 GiB total capacity; 10.24 GiB already allocated; 10.24 GiB "
+       "current active; 19.79 MiB free; 10.65 GiB reserved in total by PyTorch) If reserved memory is >> allocated "
+       "memory try setting max_split_size_mb to avoid fragmentation.\n")
+"""https://github.com/vllm-project/vllm-ascend/issues/19 (a worker's NPU out of memory)."""
+
+
+def _diagnose(tmp_path: Path, engine: Any, text: str, name: str = "x.log") -> dict[str, Any]:
+    (tmp_path / name).write_text(text)
+    return diagnose_logs(str(tmp_path / name), engine)["diagnosis"]
+
+
+@pytest.mark.parametrize("text", [SIGINT + LEFTOVER, ASCEND_SIGTERM + LEFTOVER, ASCEND_SIGTERM])
+def test_a_stop_shown_reads_no_fault(tmp_path: Path, engine: Any, text: str) -> None:
+    # before: framework_error 0.60, framework_error 0.52, config_error 0.35 (the text fallback)
+    assert _diagnose(tmp_path, engine, text)["fault_class"] == "unknown"
+    assert not [s for s in ingest_text(text)[0] if s.kind.startswith("py:")]
+
+
+@pytest.mark.parametrize("text", [OOM + SIGINT + LEFTOVER, OOM + ASCEND_SIGTERM])
+def test_a_crash_before_the_stop_keeps_its_cause(tmp_path: Path, engine: Any, text: str) -> None:
+    assert _diagnose(tmp_path, engine, text)["fault_class"] == "npu_oom"
+
+
+def test_leftovers_without_a_stop_shown_are_read_as_before() -> None:
+    scan = StopScan()
+    for n, line in enumerate(LEFTOVER.splitlines(), 1):
+        scan.step(n, line)
+    assert scan.lines == set() and "py:traceback" in [s.kind for s in ingest_text(LEFTOVER)[0]]
+    lines = (LEFTOVER + SIGINT + LEFTOVER).splitlines()
+    first = len(LEFTOVER.splitlines())
+    assert quiet_lines_in(lines) == set(range(first + 1, len(lines) + 1))  # the stop's own lines and what follows
+
+
+def test_a_block_ends_at_a_line_of_another_kind() -> None:
+    other = "(EngineCore pid=1) ERROR 01-04 17:21:04 [core.py:1] EngineCore failed: HCCL error\n"
+    lines = (SIGINT + LEFTOVER + other).splitlines()
+    scan = StopScan()
+    kept = [n for n, line in enumerate(lines, 1) if not scan.step(n, line)]
+    assert kept == [len(lines)]
+
+
+def test_a_bundle_reads_the_stop_as_logs_does(tmp_path: Path, engine: Any) -> None:
+    log = tmp_path / "node-0" / "serve.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(SIGINT + LEFTOVER)
+    rep = diagnose_bundle(tmp_path, engine)
+    assert rep["diagnosis"]["fault_class"] == diagnose_logs(str(tmp_path), engine)["diagnosis"]["fault_class"] \
+        == "unknown"
