@@ -1,4 +1,5 @@
-"""A host process killed by SIGILL (session 49, tester49d: host-process failures of NPU jobs on ARM servers).
+"""Host-process failures of NPU jobs on ARM servers (session 49, tester49d): a process killed by SIGILL, and the
+DataLoader's shared-memory verdict printed on a line of its own.
 
 The CPU refused an instruction of the program: on the hosts of NPU jobs that is a binary built for an instruction set
 the host CPU lacks (torch 2.10's aarch64 wheel, built with ARMv8.1 atomics, on an ARMv8.0 Phytium D2000 or
@@ -39,3 +40,15 @@ def test_the_devices_illegal_instruction_and_a_segfault_read_as_before() -> None
     assert "cfg:version" not in kinds(DEVICE)
     assert kinds("Segmentation fault (core dumped)") == ["os:segfault"]
     assert kinds("Aborted (core dumped)") == ["os:segfault"]
+
+
+# gongjiyun.com's shared-memory guide (FluxMusic training, Docker's 64 MB /dev/shm): torch's report of the worker's
+# SIGBUS as the page prints it, its sentences on lines of their own
+SHM_WRAPPED = ("RuntimeError: DataLoader worker (pid 12902) is killed by signal: Bus error.",
+               "It is possible that dataloader's workers are out of shared memory.",
+               "Please try to raise your shared memory limit.")
+
+
+def test_the_dataloaders_shared_memory_verdict_on_a_line_of_its_own_is_the_containers_setting() -> None:
+    assert kinds(SHM_WRAPPED[1]) == ["cfg:env"]
+    assert kinds(SHM_WRAPPED[2]) == []
