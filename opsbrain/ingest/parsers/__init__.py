@@ -67,8 +67,10 @@ GATE = lazy_compile(
     r"emergency_warn|general_warn|died unexpectedly|未找到命令|\bMIE\d{2}[A-Z][0-9A-F]{6}\b|healthy devices|"
     r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
     r"/dev/shm|shared memory \(shm\)|npu is busy|not present|\blo[sl] flag|\b0x8[0-9a-f]{7}\b|no module named|"
+    r"out of shared memory|"  # the DataLoader's shm verdict on a line of its own (parsers/hostenv; session 49)
     r"no package metadata was found|"
     r"sigkill|training end with return code|"  # torchrun's "Signal 9 (SIGKILL)", ModelArts' exit (parsers/sigkill)
+    r"illegal instruction|sigill\b|"  # a host process killed by SIGILL (parsers/kernel os:sigill; session 49)
     r"no such file or directory|undefined symbol|address already in use|name or service not known|\[EnvConfig\]|"
     r"\btoo (?:small|large|big)\b|address out of boundary|"
     r"exceeds the total number of available [a-z]pus|has no [a-z]pu available|"

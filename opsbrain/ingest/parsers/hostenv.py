@@ -17,7 +17,9 @@ PyTorch's DataLoader worker (torch/utils/data/_utils/signal_handling.py: "... Th
 shared memory (shm)"; the main process' report of the worker's SIGBUS, torch/csrc/DataLoader.cpp: "DataLoader worker
 (pid N) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try
 to raise your shared memory limit.", session 45, tester45g: codalab-worksheets#3742, read framework_error 0.50 from
-the bare RuntimeError). The container's set-up, not the device or the program."""
+the bare RuntimeError). The container's set-up, not the device or the program. Its sentence on a line of its own
+(a guide that prints the report one sentence a line: gongjiyun.com's shared-memory page) passes the parsers' gate by
+"out of shared memory" (session 49, tester49d: read framework_error 0.50 from the RuntimeError line alone)."""
 RE_FD_LIMIT = screened(r"\bToo many open files\. Communication with the workers is no longer possible\b")
 """PyTorch's DataLoader, whose workers pass tensors by file descriptor, past the per-process limit on open files
 (RLIMIT_NOFILE, errno 24 EMFILE): torch/utils/data/dataloader.py raises "Too many open files. Communication with the

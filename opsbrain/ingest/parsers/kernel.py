@@ -107,6 +107,17 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
     # tvm-ffi's SIGSEGV handler (loaded into vLLM processes through xgrammar) prints ``!!!!!!! Segfault encountered
     # !!!!!!!`` and re-raises the signal: apache/tvm-ffi@4ca86a21 src/ffi/backtrace.cc, TVMFFISegFaultHandler (session
     # 48, tester48j: vllm-ascend#14860, #16642, #16577 and vllm-omni#6969, the profiler's stop segfaulting, read none)
+    # a host process killed by SIGILL: the shell's ``Illegal instruction (core dumped)`` (glibc strsignal(SIGILL)),
+    # its job report ``line 295:   10 Illegal instruction     cmd``, gdb's ``signal SIGILL``. On the hosts of NPU
+    # jobs the CPU refused an instruction of a build for an instruction set it lacks (torch 2.10's aarch64 wheel with
+    # ARMv8.1 atomics on ARMv8.0 CPUs: vllm-ascend#13936, pytorch/pytorch#174344, vectorize-io/hindsight#4201;
+    # TensorFlow 1.6+ AVX builds on CPUs without AVX, tensorflow#17411, #47146): a build that does not match the
+    # host, read as a version mismatch (``cfg:version``, as a kernel module built for another kernel is ``cfg:env``),
+    # before the generic crash below. Never the device's AI Core ``errorStr: Illegal instruction, which is usually
+    # caused by ...`` (a kernel on the NPU; the CANN parser reads it): case-sensitive, never after ``errorStr: ``,
+    # and the message must end there or name the core dump (session 49, tester49d).
+    (screened(r"(?<!errorStr: )Illegal instruction(?: \(core dumped\)|\s*$)|\d Illegal instruction\s|"
+              r"\bSIGILL\b"), "cfg:version", 2),
     (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIGSEGV received|"
               r"!!!!!!! Segfault encountered !!!!!!!", re.I), "os:segfault", 2),
     (screened(MODULE_REFUSED, re.I), "cfg:env", 2),
