@@ -107,3 +107,62 @@ def test_a_bundle_reads_the_stop_as_logs_does(tmp_path: Path, engine: Any) -> No
     rep = diagnose_bundle(tmp_path, engine)
     assert rep["diagnosis"]["fault_class"] == diagnose_logs(str(tmp_path), engine)["diagnosis"]["fault_class"] \
         == "unknown"
+
+
+# review49: what the stop's rule must not hide.
+ZMQ_END = """\
+  File "/workspace/my-vllm/lib64/python3.12/site-packages/vllm/entrypoints/utils.py", line 90, in wrapper
+    await abort()
+zmq.error.ZMQError: Socket operation on non-socket
+"""
+"""The end of vllm#16807's second traceback (its exception line, as the ``future:`` line names it)."""
+CRASH_AFTER = """\
+
+Traceback (most recent call last):
+  File "/home/serve.py", line 10, in main
+    torch.npu.synchronize()
+RuntimeError: ACL stream synchronize failed, error code:507035
+"""
+"""A traceback of its own after the leftover block's exception line (no ``During handling`` between them)."""
+RESTARTED = """\
+(APIServer pid=7) INFO 05-26 20:00:00 [api_server.py:1] vLLM API server version 0.9.1
+(APIServer pid=7) ERROR 05-26 20:10:00 [async_llm.py:480] AsyncLLM output_handler failed.
+(APIServer pid=7) ERROR 05-26 20:10:00 [async_llm.py:480] Traceback (most recent call last):
+(APIServer pid=7) ERROR 05-26 20:10:00 [async_llm.py:480]   File "/x/vllm/v1/engine/async_llm.py", line 440, in output_handler
+(APIServer pid=7) ERROR 05-26 20:10:00 [async_llm.py:480]     outputs = await engine_core.get_output_async()
+(APIServer pid=7) ERROR 05-26 20:10:00 [async_llm.py:480] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.
+"""
+"""A server started again in the same log (vLLM's ``logger.info("vLLM API server version %s", VLLM_VERSION)``,
+vllm/entrypoints/openai/api_server.py ``run_server``) whose engine then dies: the block is the engine's death, no
+leftover of the stop above."""
+
+
+def test_a_traceback_after_the_block_s_exception_is_read() -> None:
+    text = SIGINT + LEFTOVER + ZMQ_END + CRASH_AFTER
+    kinds = [s.kind for s in ingest_text(text)[0]]
+    assert "rt:507035" in kinds, kinds
+    lines = text.splitlines()
+    crash = {n for n, line in enumerate(lines, 1) if "507035" in line}
+    assert not crash & quiet_lines_in(lines)
+
+
+def test_a_start_ends_the_stop(tmp_path: Path, engine: Any) -> None:
+    text = SIGINT + RESTARTED
+    assert "py:EngineDeadError" in [s.kind for s in ingest_text(text)[0]]
+    assert _diagnose(tmp_path, engine, text)["fault_class"] == _diagnose(tmp_path, engine, RESTARTED, "y.log")[
+        "fault_class"] != "unknown"
+
+
+def test_the_text_view_leaves_out_what_the_readers_leave_out() -> None:
+    from opsbrain.diagnosis.realtext import TextView
+
+    for text in (SIGINT + LEFTOVER + ZMQ_END + CRASH_AFTER, SIGINT + RESTARTED, SIGINT + LEFTOVER):
+        lines = text.splitlines()
+        view = TextView()
+        for n, line in enumerate(lines, 1):
+            view(line, "x.log", n)
+        shown = {n for _f, n, _t in view.first}
+        quiet = quiet_lines_in(lines)
+        assert not shown & quiet, shown & quiet
+        assert {n for n, line in enumerate(lines, 1) if line.strip() and n not in quiet} - shown <= \
+            {n for n, line in enumerate(lines, 1) if "INFO" in line}  # (the view leaves out INFO lines itself)

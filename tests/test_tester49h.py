@@ -67,13 +67,6 @@ def test_tensorboard_s_notice_is_no_failure() -> None:
     assert failing("ModuleNotFoundError: No module named 'tensorflow'\n") == 1  # a missing TF the job needs stays
 
 
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    from opsbrain.kb.training import load_engine
-
-    return load_engine()
-
-
 @pytest.mark.parametrize("text, want", [(STACK, "framework_error"), (TB_RUN, "unknown")])
 def test_the_blind_excerpts_read(tmp_path: Path, engine: Any, text: str, want: str) -> None:
     log = tmp_path / "paste.log"

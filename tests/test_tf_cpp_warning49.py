@@ -32,6 +32,8 @@ MA_WARNING = ("[Modelarts Service Log]2021-09-06 21:53:38,069 - WARNING - stdout
     (MA_WARNING, 0),  # before: 1 ("not found")
     (TF_WARNING.replace(": W ", ": E ", 1), 1),  # the same heads at error level still fail
     (MA_WARNING.replace(" - WARNING - ", " - ERROR - ", 1), 1),
+    # review49: the level is the line's own, after its tags; not one a message quotes (a relayed record's)
+    ("2021-09-06 21:53:38,071 - ERROR - worker: 2021-09-06 21:53:38,069 - WARNING - disk write failed", 1),
 ])
 def test_a_warning_head_is_read_but_says_no_failure(line: str, failing: int) -> None:
     view = TextView()

@@ -72,35 +72,35 @@ the failure, not the failure's words."""
 WARNING_STATED = lazy_compile(_TAGS + r"\[WARN(?:ING)?\]|^\s*WARN(?:ING)?\b|\bWARN(?:ING)?\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
                             r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$"
                             r"|^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}: W \S+:\d+\] "
-                            r"|^.{0,60}?\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - WARN(?:ING)? - "
+                            r"|" + _TAGS + r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - WARN(?:ING)? - "
                             r"|^\s*(?:\[rank\d+\]:)?\[W(?:\d{3,4} [\d:.]++)?\s*[\w.-]+:\d+\]"
                             r"|^(?:\[rank\d+\]:\s*)?\S+\.py:\d+: \w*Warning: "
                             r"|^\s*(?:\[rank\d+\]:\s*)?warnings\.warn(?:_explicit)?\(")
 """A line (or the head a paste put before it) stated at WARNING level, in the shapes of :data:`BELOW_WARNING`, and
 PyTorch's ``TORCH_WARN`` head (c10's ``[W compiler_depend.ts:133] Warning: ...``, torch_npu's ``Device do not support
-double dtype now``), TensorFlow's C++ head ``2021-09-14 11:34:38.004116: W file.cc:98] `` (``"%s.%06d: %c %s:%d]"``
-with a level of ``"IWEF"``, tensorflow/core/platform/default/logging.cc; the Ascend TF adapter's ``W tf_adapter/...``
-lines too), Python logging's `` - WARNING - `` field (``'%(asctime)s - %(levelname)s - %(message)s'``, the ModelArts
-launcher's lines after their ``[Modelarts Service Log]`` tag; session 49, tester49b: TensorFlow's ``Failed to find
-bogomips ... cannot determine CPU frequency`` warning made two healthy ModelZoo TF1.15 training logs read config_error
-0.60) and Python's warnings module line (``.../storage.py:38: UserWarning: TypedStorage is deprecated``; session 30,
-tester Z's healthy run read framework_error 0.60 from such lines) with the source line that module echoes indented
-below it, the ``warnings.warn(...)`` call (CPython Lib/warnings.py ``_formatwarnmsg_impl``; session 46, tester46h:
-MindSpeed's ``warnings.warn("Currently, it is not supported to Cast shard fp32 main params to fp8 model params")`` in
-a resumed Pod's log read framework_error 0.60). The warnings
-module's line is read in every category, as the parsers read it (:data:`opsbrain.ingest.parsers.framework.RE_WARNING`):
-the category is the warning class's name, any ``Warning`` subclass (torch.jit's ``TracerWarning``, torch_npu
-``transfer_to_npu``'s ``ImportWarning``); and these heads after the ``[rankN]:`` prefix c10 and torchrun put on a
-ranked process's lines (session 48, tester48f: a passing NPU test run's pytest warnings summary, transformers#27146,
-read framework_error 0.60 from a ``TracerWarning: ... Detailed error:`` line; the MindCluster guide's
-``[rank16]:[W908 ...compiler_depend.ts:335] Warning: Cannot create tensor ...`` counted as a failing line).
-c10's head dates the line as month * 100 + day with no zero padding (pytorch/pytorch c10/util/Logging.cpp,
-``MessageLogger``: ``(timeinfo->tm_mon + 1) * 100 + timeinfo->tm_mday``), so January to September give three
-digits: ``[W701 15:18:55.475521766 socket.cpp:207]`` (sgl-project/sglang#29853) as well as ``[W1020
-17:16:14.043165378 compiler_depend.ts:164]`` (safetensors/safetensors#661); session 40, tester40e: only four were
-read, and a healthy sglang start read config_error 0.60 from c10d's hostname warning. Its words are read, but an
-error word on it does not say the program failed (:func:`shows_failure`): an installer's
-``[WARNING]: Cannot find the install path of driver.`` goes on installing."""
+double dtype now``), TensorFlow's C++ head ``2021-09-14 11:34:38.004116: W file.cc:98] `` (``"%s.%06d: %c %s:%d]"`` with
+a level of ``"IWEF"``, tensorflow/core/platform/default/logging.cc; the Ascend TF adapter's ``W tf_adapter/...`` lines
+too), Python logging's `` - WARNING - `` field (``'%(asctime)s - %(levelname)s - %(message)s'``, the ModelArts
+launcher's lines after their ``[Modelarts Service Log]`` tag, after tags only: review49, a record a message relays is
+not the line's level; session 49, tester49b: TensorFlow's ``Failed to find bogomips ... cannot determine CPU frequency``
+warning made two healthy ModelZoo TF1.15 training logs read config_error 0.60) and Python's warnings module line
+(``.../storage.py:38: UserWarning: TypedStorage is deprecated``; session 30, tester Z's healthy run read framework_error
+0.60 from such lines) with the source line that module echoes indented below it, the ``warnings.warn(...)`` call
+(CPython Lib/warnings.py ``_formatwarnmsg_impl``; session 46, tester46h: MindSpeed's ``warnings.warn("Currently, it is
+not supported to Cast shard fp32 main params to fp8 model params")`` in a resumed Pod's log read framework_error 0.60).
+The warnings module's line is read in every category, as the parsers read it
+(:data:`opsbrain.ingest.parsers.framework.RE_WARNING`): the category is the warning class's name, any ``Warning``
+subclass (torch.jit's ``TracerWarning``, torch_npu ``transfer_to_npu``'s ``ImportWarning``); and these heads after the
+``[rankN]:`` prefix c10 and torchrun put on a ranked process's lines (session 48, tester48f: a passing NPU test run's
+pytest warnings summary, transformers#27146, read framework_error 0.60 from a ``TracerWarning: ... Detailed error:``
+line; the MindCluster guide's ``[rank16]:[W908 ...compiler_depend.ts:335] Warning: Cannot create tensor ...`` counted as
+a failing line). c10's head dates the line as month * 100 + day with no zero padding (pytorch/pytorch
+c10/util/Logging.cpp, ``MessageLogger``: ``(timeinfo->tm_mon + 1) * 100 + timeinfo->tm_mday``), so January to September
+give three digits: ``[W701 15:18:55.475521766 socket.cpp:207]`` (sgl-project/sglang#29853) as well as ``[W1020
+17:16:14.043165378 compiler_depend.ts:164]`` (safetensors/safetensors#661); session 40, tester40e: only four were read,
+and a healthy sglang start read config_error 0.60 from c10d's hostname warning. Its words are read, but an error word on
+it does not say the program failed (:func:`shows_failure`): an installer's ``[WARNING]: Cannot find the install path of
+driver.`` goes on installing."""
 ERROR_WORDS = lazy_compile(
     r"error|fail|exception|traceback|fatal|abort|time(?:d )?out|denied|not found|invalid|cannot|can't|unable|killed"
     r"|refused|no such|not support|unsupported|mismatch|out of memory|\boom\b|\b(?:E[A-Z]\d{4}|ERR\d{5})\b"

@@ -35,7 +35,12 @@ After such a line, in the same file, the stop's own leftovers are left out (:cla
 
 A failure before the stop is read as before: a crash whose log ends in cleanup text keeps its cause (an ``NPU out of
 memory`` line above the stop still reads npu_oom). The same blocks without a stop shown above them are read as
-before too (a pasted ``Task exception was never retrieved`` alone cannot tell a stop from an engine that died)."""
+before too (a pasted ``Task exception was never retrieved`` alone cannot tell a stop from an engine that died).
+
+What follows a block is read (review49): a block ends with its exception line unless a chained exception's header
+(``During handling of the above exception``, ``The above exception was the direct cause``) follows, so a traceback of
+its own printed after it (a device error while the stop went on) keeps its signal; and a start of the program in the
+same file (:data:`STARTED`: a log appended to across runs) ends the stop, so a later run's engine death is read."""
 
 from __future__ import annotations
 
@@ -53,10 +58,23 @@ LEFTOVER_HEAD = lazy_compile(r"\bTask exception was never retrieved\s*$|\bAsyncL
 VLLM_PREFIX = lazy_compile(r"^(?:\(\w[\w ]*pid=\d+\)\s+)?(?:(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\s+\d\d-\d\d "
                            r"\d\d:\d\d:\d\d(?:\.\d+)?\s+\[[^\]]{1,80}\]\s?)?")
 """vLLM's prefix on each line of a logged traceback (``(APIServer pid=1) ERROR 07-15 10:00:00 [async_llm.py:480]``)."""
-BLOCK_LINE = lazy_compile(r"^(?:\s|$)|^Traceback \(most recent call last\):|^During handling of the above exception|"
-                          r"^The above exception was the direct cause|^future: <Task |"
-                          r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Cancelled)\b(?::|\s*$)")
+CHAINED = lazy_compile(r"^During handling of the above exception|^The above exception was the direct cause")
+"""The header of an exception chained to the one above (CPython Lib/traceback.py ``_context_message`` and
+``_cause_message``): the block goes on past its exception line."""
+EXCEPTION_LINE = lazy_compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Cancelled)\b(?::|\s*$)")
+"""A traceback's exception line (``zmq.error.ZMQError: Socket operation on non-socket``): it ends the block unless a
+chained exception follows (:data:`CHAINED`)."""
+BLOCK_LINE = lazy_compile(r"^(?:\s|$)|^Traceback \(most recent call last\):|^future: <Task |" + CHAINED.pattern + "|"
+                          + EXCEPTION_LINE.pattern)
 """A line of such a block after its head: the future's line, a traceback's lines, its exception line."""
+STARTED = lazy_compile(r"\bvLLM API server version \S|\bInitializing a V1 LLM engine \(v|"
+                       r"\bStarting elastic_operator with launch configs\b")
+"""A start of the program, which ends the stop above it (review49): vLLM's API server (vllm/entrypoints/openai/
+api_server.py ``run_server``: ``logger.info("vLLM API server version %s", VLLM_VERSION)``), its engine core
+(vllm/v1/engine/core.py ``EngineCore.__init__``: ``"Initializing a V1 LLM engine (v%s) with config: %s"``), torchrun's
+agent (torch/distributed/launcher/api.py ``launch_agent``: ``"Starting elastic_operator with launch configs:\\n"``)."""
+START_CUES = ("vLLM API server version", "Initializing a V1 LLM", "elastic_operator")
+"""Substrings one of which a line of :data:`STARTED` holds (a search in C before the regex)."""
 BLOCK_MOST = 400
 """reason: the most lines one leftover block is read to hold (vllm#16807's two chained tracebacks run to about 40;
 a block is ended sooner by any line of another kind); a coarse bound, not fitted."""
@@ -68,28 +86,45 @@ class StopScan:
 
     def __init__(self) -> None:
         self.stopped = False
-        """Whether a stop was shown above."""
+        """Whether a stop was shown above (and no start since)."""
         self._block = 0
         """Lines left in the open leftover block (0: none open)."""
+        self._ended = False
+        """Whether the open block's exception line went by (only its indented rest or a chained exception is its)."""
         self.lines: set[int] = set()
 
     def step(self, n: int, text: str) -> bool:
         """Line ``n``: whether it is a leftover of a stop shown above (or the stop's own ``[shutdown]`` line)."""
+        if self.stopped and any(c in text for c in START_CUES) and STARTED.search(text):
+            self.stopped, self._block, self._ended = False, 0, False  # the program started again: the stop is over
         if not self.stopped:
             if "death signal" not in text and "[shutdown]" not in text or not STOP_SHOWN.search(text):
                 return False
             self.stopped = True
         body = VLLM_PREFIX.sub("", text, count=1) if "pid=" in text or "[" in text else text
-        if self._block and BLOCK_LINE.match(body):
+        if self._block and self._in_block(body):
             self._block -= 1
             self.lines.add(n)
             return True
-        self._block = 0
-        if "[shutdown]" in text and SHUTDOWN_STEP.search(text) or LEFTOVER_HEAD.search(text):
-            self._block = BLOCK_MOST if LEFTOVER_HEAD.search(text) else 0
+        self._block, self._ended = 0, False
+        head = LEFTOVER_HEAD.search(text) is not None
+        if head or "[shutdown]" in text and SHUTDOWN_STEP.search(text):
+            self._block = BLOCK_MOST if head else 0
             self.lines.add(n)
             return True
         return False
+
+    def _in_block(self, body: str) -> bool:
+        """Whether ``body`` (a line without vLLM's prefix) goes on the open block."""
+        if self._ended:  # past its exception line: a chained exception, or that line's indented rest
+            if CHAINED.match(body):
+                self._ended = False
+                return True
+            return not body.strip() or body[:1].isspace()
+        if not BLOCK_LINE.match(body):
+            return False
+        self._ended = EXCEPTION_LINE.match(body) is not None
+        return True
 
 
 def may_stop(data: bytes | bytearray) -> bool:
