@@ -69,6 +69,7 @@ GATE = lazy_compile(
     r"/dev/shm|shared memory \(shm\)|npu is busy|not present|\blo[sl] flag|\b0x8[0-9a-f]{7}\b|no module named|"
     r"out of shared memory|"  # the DataLoader's shm verdict on a line of its own (parsers/hostenv; session 49)
     r"no package metadata was found|"
+    r"not enough slots available in the system|"  # Open MPI's refusal of more ranks than slots (cfgenv; session 49)
     r"sigkill|training end with return code|"  # torchrun's "Signal 9 (SIGKILL)", ModelArts' exit (parsers/sigkill)
     r"illegal instruction|sigill\b|"  # a host process killed by SIGILL (parsers/kernel os:sigill; session 49)
     r"no such file or directory|undefined symbol|address already in use|name or service not known|\[EnvConfig\]|"

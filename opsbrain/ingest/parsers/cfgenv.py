@@ -20,6 +20,7 @@ _ENV = (
     r"address already in use|port is (?:been |being )?(?:using|used|in use|occupied)|port .{0,40}(?:in use|occupied)|"
     r"\bfail(?:ed)? to (?:listen|bind)(?: on| to| at)?:?\s*\[?\d{1,3}(?:\.\d{1,3}){3}\]?:\d{1,5}\b|"
     r"gethostbyname failed|Name or service not known|DNS resolution failed|"
+    r"\bThere are not enough slots available in the system to satisfy the \d+|\bwas not reachable via ssh\b|"
     r"(?:npu-smi|hccn_tool|ascend-dmi|msnpureport) not found|Cannot find bin(?:ary)? (?:of|for) op|"
     r"未找到命令|died unexpectedly with status 127|\bsh: \d+: [^\s:]+: not found|\bvisible devices \(0\)|"
     r"\b(?:received|sent) message (?:after decompression )?larger than max\b|"
@@ -120,7 +121,13 @@ server that cannot listen on or bind the address and port it was given (MindIE S
 address the host does not have, both the server's configured ipAddress / port), a
 host name that does not resolve (MPICH's ``gethostbyname failed``, the HCCL Test FAQ of hicann/oam-tools: the node's
 name is missing from /etc/hosts; ``DNS resolution failed: [Errno -2] Name or service not known``, MindSpore's
-distributed FAQ: a master host name DNS cannot resolve), the vendor tools a node must provide not found (HAMi's
+distributed FAQ: a master host name DNS cannot resolve), a launcher refusing the layout or the hosts it was given
+(session 49, tester49m: Open MPI's ``There are not enough slots available in the system to satisfy the 2 slots that
+were requested by the application``, help-orte-rmaps-base.txt / PRRTE's help-prte-rmaps-base.txt: more ranks than
+the hostfile's ``slots=N`` or the cores, inducer/grudge#227 fixed with ``--oversubscribe``; DeepSpeed's runner
+``Using hostfile at <file> but host=<host> was not reachable via ssh. If you are running with a single node please
+remove <file> or setup passwordless ssh.``, deepspeed/launcher/runner.py ``main``: its ssh check of the first host
+failed, hpcac/2023-APAC-HPC-AI#1), the vendor tools a node must provide not found (HAMi's
 device plugin: ``npu-smi not found in [...] or PATH``, Project-HAMi/ascend-device-plugin#103), and torch_npu's
 compile options set when a device is first set up (``torch.npu.set_device`` -> ``SetPrecisionMode ...
 AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE ...)``, the stack of vllm-ascend#2244), before any operator runs:

@@ -13,6 +13,11 @@ The texts read (``os:sigkill``, a symptom; sources in docs/formats.md):
   ``process 1 terminated with signal SIGKILL`` (spawn.py, ``ProcessExitedException``);
 - DeepSpeed's launcher: ``[ERROR] [launch.py:434:sigkill_handler] [...] exits with return code = -9``
   (deepspeed/launcher/launch.py: the return code of the rank that ended first);
+- Open MPI's launcher: ``mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9
+  (Killed).`` (orterun's help text ``[orterun:proc-aborted-strsignal]``, PRRTE's ``[prun:proc-aborted-strsignal]``
+  "%s noticed that process rank %lu with PID %lu on node %s exited on signal %d (%s)."; session 49, tester49m:
+  open-mpi/ompi#2661: ranks on nodes without the memory they needed, 98 GB a rank on 64 GB nodes). Only signal 9:
+  another signal (11, 6) is the program's own crash, not a kill from outside;
 - PyTorch's DataLoader: ``DataLoader worker (pid N) is killed by signal: Killed.`` (torch/csrc/DataLoader.cpp);
 - ModelArts: ``[Modelarts Service Log]Training end with return code: 137`` (and 247; Huawei Cloud "Training Job
   Process Exits Unexpectedly", modelarts_13_0074: "Exit code: 137 or 247 [...] The possible cause is that the
@@ -62,6 +67,7 @@ RE_SIGKILL = screened(
     r"|\bfailed \(exitcode: -9\) local_rank:|\bexitcode\s*:\s*-9 \(pid: \d+\)"  # torchrun's agent and its table
     r"|\bSignal 9 \(SIGKILL\) received by PID\b|\bterminated with signal SIGKILL\b"
     r"|\bexits with return code = -9\b"  # DeepSpeed's launcher
+    r"|\bnoticed that process rank \d+ with PID \d+ on node \S+ exited on signal 9\b"  # Open MPI's mpirun / prterun
     r"|\bis killed by signal: Killed\b"  # PyTorch's DataLoader worker
     r"|\bTraining end with return code: (?:137|247)\b"  # ModelArts
     r"|^\s*Exit Code:\s+137\s*$"  # Kubernetes' container state (kubectl describe pod)
