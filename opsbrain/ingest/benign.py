@@ -79,7 +79,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\bNPU warning, error code is 100037\b|\[Finalize\]\[Acl\]repeatedly finalized\b|"
                     r"^\s*\[Error\]: Repeated deinitialization\.\s*$|"
                     r"^\s*Check whether the acl\.finalize interface is repeatedly invoked for deinitialization\.\s*$|"
-                    r"\bfailed to find task <[^<>\s]{1,300}> on host <[^<>\s]{1,300}>")
+                    r"\bfailed to find task <[^<>\s]{1,300}> on host <[^<>\s]{1,300}>|"
+                    r"\bO0 mode fails to be compiled, the O2 mode is used\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -381,7 +382,14 @@ tensorboard/main_lib.py ``global_init`` @8a1dd4dbcf3ecbfd8ce7a70d414507bd95bc37a
 "stub") == "stub": print(...)``) before it serves as usual: MindRLHF's reward-model tutorial shows it after a
 successful training run, then ``TensorBoard 2.11.2 at http://localhost:6006/`` (mindspore-lab/mindrlhf
 examples/reward_model_train_tutorial/llama_reward_model_tutorial.md); alone it read config_error 0.60 through the
-text fallback (session 49, tester49h)."""
+text fallback (session 49, tester49h). The operator compiler's retry notice ``O0 mode fails to be compiled, the O2
+mode is used``: printed when a kernel's debug compile (``-O0 -g``, asked by ``op_debug_config`` / ``tbe_debug_level``)
+fails, before the compiler swaps ``-O0`` for ``-O2``, drops ``-g`` and compiles again; a failed retry is returned as
+the compile's failure and reported by its own lines (mirror-cann/asc-devkit @82b89a15
+tools/build/asc_op_compile_base/common/ccec.py ``switching_compilation_mode``, asc_op_compiler/ascendc_common_utility.py
+``run_cmd_ascendc``). CANN 5.x prints it as ``[WARNING] TBE:<time> [cce_api_pass.cc:181] ...``: the FCN port's
+ModelArts run quoted in Ascend/ModelZoo-TensorFlow's FCN_ID1610 Readme.md trains on to step 3000 after it, and read
+framework_error 0.57 from it as ``op:compile`` (session 49, tester49k)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""

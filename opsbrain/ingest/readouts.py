@@ -133,6 +133,32 @@ def nonzero_code(value: str) -> bool:
     return m is not None and any(c.isdigit() for c in m[1]) and m[1].strip("0") != ""
 
 
+KERAS_PROGBAR = lazy_compile(r"^\s*\d+/\d+ \[[=>.]*\](?= - )")
+"""Keras' progress bar: ``current/target [====>...]`` and then `` - name: value`` for each metric, ``%.4f`` or
+``%.4e`` (tensorflow/tensorflow r1.15 tensorflow/python/keras/utils/generic_utils.py ``Progbar.update``), after
+`` - ETA: ...`` or the epoch's time per step."""
+
+
+def _error_measure(name: str, value: str) -> bool:
+    """Whether ``name: value`` is the size of an error: a name whose last word, split at spaces, ``_`` and ``-``, is an
+    error noun (:data:`ERROR_NOUNS`), and a real number (:data:`MEASURE`)."""
+    words = [w for w in re.split(r"[ _-]+", name.strip()) if w]
+    return len(words) >= 2 and words[-1].lower() in ERROR_NOUNS and MEASURE.match(value.strip()) is not None
+
+
+def quiet_progress(text: str, error_word: Callable[[str], object]) -> bool:
+    """Whether a line is Keras' progress bar (:data:`KERAS_PROGBAR`) whose error words are all in the names of metrics
+    measured by a real number (``mean_absolute_error: 0.4415``, ``val_mean_absolute_error: 0.3963``; Keras logs
+    ``metrics=['mae']`` under that name): the MLSP port's NPU training in Ascend/ModelZoo-TensorFlow's
+    TensorFlow/contrib/cv/MLSP_ID1295_for_TensorFlow/README.md prints it at each step (session 49, tester49k). A
+    ``nan`` or any other word after the bar keeps the line failing."""
+    m = KERAS_PROGBAR.match(text)
+    if m is None:
+        return False
+    kept = [p for p in text[m.end():].split(" - ") if not _error_measure(*p.partition(": ")[::2])]
+    return error_word(" - ".join(kept)) is None
+
+
 def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     """Whether a line is a readout's ``Field Name: value`` (:data:`RE_NAMED_FIELD`) whose error word is in the field's
     name only and whose value states no failure, or whose value says no error is there (:data:`NO_ERRORS`): a state
@@ -150,9 +176,13 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     Type`` and ``Error Information Handle`` (dmidecode.c ``dmi_memory_array_error_handle``: ``Not Provided``, ``No
     Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
     reference specification (DMTF DSP0134) defines the fields."""
+    if quiet_progress(text, error_word):
+        return True
     m = RE_NAMED_FIELD.match(text)
     if m is None:
         return False
+    if "-" in m["name"] and _error_measure(m["name"], m["value"]):
+        return True  # a hyphen-joined metric name: ``OM-Top1-err: 0.0643`` (ACL SparseNet port, session 49 tester49k)
     words = [w for w in re.split(r"[ _]+", m["name"]) if w]
     hits = [i for i, w in enumerate(words) if error_word(w) is not None]
     if hits and zero_tally(words, hits, m["value"].strip()):
