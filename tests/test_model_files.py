@@ -82,3 +82,21 @@ def test_a_bad_model_file_is_one_line_exit_2(tmp_path: Path, damage: str) -> Non
         code, _out, err = _invoke([*args, "--model", str(path)], tmp_path)
         lines = [x for x in err.splitlines() if x.strip()]
         assert code == 2 and len(lines) == 1 and "--model" in lines[0] and str(path) in lines[0], (code, err)
+
+
+def test_kb_train_takes_the_forest_seed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 49 (kbstable49): ``kb train --seed N`` refits with another forest seed on the same case library, the
+    noise floor a knowledge-base refit is measured against (a refit at seed 1 moved 2 of 535 blind answers)."""
+    import opsbrain.kb.training as training
+
+    model = DiagnosisModel.load(shipped_model_path(), kb_hash())  # stands in for minutes of training
+    seeds: list[int] = []
+
+    def fake(**kw: int) -> DiagnosisModel:
+        seeds.append(kw.get("seed", 0))
+        return model
+
+    monkeypatch.setattr(training, "train_model", fake)
+    code, _, err = _invoke(["kb", "train", "--json", "--seed", "1", "--out", str(tmp_path / "m.npz")], tmp_path)
+    assert code == 0, err
+    assert seeds == [1]

@@ -112,3 +112,26 @@ def test_faultdiag_report_categories_are_not_drawn_as_log_lines() -> None:
     assert any(k.startswith("fd:") for k in table.roles)
     drawn = {k for kinds in textcases.class_kinds(table).values() for ks in kinds.values() for k in ks}
     assert not any(k.startswith("fd:") for k in drawn)
+
+
+def test_a_kind_added_to_one_class_leaves_every_other_class_cases_alone() -> None:
+    """Session 49 (kbstable49): each class draws its text cases from a stream of its own (the seed and a stable hash
+    of the class name), so documenting one more code of one class (here a code added to hbm_row_exhaustion, as the
+    driver's black-box codes of session 48 were) leaves every other class's cases as they were; with one stream
+    shared in class order, 15 of 23 classes' cases changed, and the forest refit with them moved answers far away."""
+    from opsbrain.diagnosis.knowledge import KindTable
+
+    table = default_table()
+    grown = KindTable({**table.roles, "err:KBSTABLE49": [("hbm_row_exhaustion", "primary")]})
+
+    def by_class(t: KindTable) -> dict[str, list[tuple[list[Signal], dict[str, float]]]]:
+        out: dict[str, list[tuple[list[Signal], dict[str, float]]]] = {}
+        for c in textcases.generate(t, per_class=20):
+            out.setdefault(c.label, []).append((c.signals, c.features))
+        return out
+
+    before, after = by_class(table), by_class(grown)
+    assert before.keys() == after.keys()
+    assert before["hbm_row_exhaustion"] != after["hbm_row_exhaustion"]
+    changed = sorted(c for c in before if c != "hbm_row_exhaustion" and before[c] != after[c])
+    assert changed == []

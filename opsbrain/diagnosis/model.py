@@ -40,7 +40,9 @@ forest seeds (a pasted L2 chip death's 48 uplink alarms: l2_switch_failure 0.33 
 over the 0.4 bar; a lone host-memory allocation failure npu_oom 0.56 / 0.60 / 0.70), so a retrain for any knowledge
 change flipped answers near the bar; with 160 the same probes move by 0.06 and 0.02 (0.52 / 0.57 / 0.51, 0.70 / 0.68
 / 0.69) and the real-log dev figure is the same at every seed. Cost: a 1.5 MB model (0.4 MB), ~0.04 s more per
-``diagnose --logs`` (0.16 -> 0.20 s on 5 lines)."""
+``diagnose --logs`` (0.16 -> 0.20 s on 5 lines). Session 49 (kbstable49): 640 trees took the seed noise floor on the
+blind sets' 535 answers from 1-2 class changes to 0, at 0.41 s against 0.31 s on a 5-line paste and a 6.8 MB model
+(1.75 MB); not adopted (docs/validation.md)."""
 
 
 def make_pipeline(seed: int = 0) -> Any:

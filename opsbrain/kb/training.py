@@ -96,7 +96,8 @@ def train_model(per_kind: int = 30, workers: int = 2, seed: int = 0,
                                  extra={"case_runs_per_kind": per_kind, "case_seeds": "0..9999 (training range)",
                                         "views": "live (controller) and text (pasted logs: no metrics, no jobs)",
                                         "text_cases": lib["text_cases"], "text_cases_per_class": TEXT_CASES_PER_CLASS,
-                                        "text_seed": textcases.TRAIN_SEED, "case_generation_s": lib["generation_s"],
+                                        "text_seed": textcases.TRAIN_SEED, "text_streams": "one per class",
+                                        "forest_seed": seed, "case_generation_s": lib["generation_s"],
                                         "sibling_links": case_lib.TRAIN_WORLD.sibling_links,
                                         "healed_link_downs": case_lib.TRAIN_WORLD.healed_link_downs})
     model.arrays.update(nearcopy.signature_arrays(lib["features"], lib["labels"], model.classes))
