@@ -226,6 +226,8 @@ class TextView:
         if recovery_cue(line, self._recovered.get(file)) and (
                 back := self._recovered.setdefault(file, RecoveredScan()).step(line_no, line)):
             self._retract({(file, n) for n in back})  # a failure the program recovered from (RecoveredScan)
+            if line_no in back:
+                return  # a runtime sample's verdict that it passed: not the failure's words
         if (TRACEBACK_HEAD in line or SELF_KILL_CUE in line or OTHER_FAILURES_CUE in line
                 or file in self._killed) and (
                 back := self._killed.setdefault(file, KilledTracebackScan()).step(line_no, line)):

@@ -45,6 +45,22 @@ CONVERTER_SPAN = 200
 print 2 ERROR lines (mindspore/mindspore#103's run, 4 lines in all), a large graph's warnings (a name-less tensor, an
 unsupported fusion) more; a line further up is not this run's (a coarse bound, not fitted)."""
 
+SAMPLE_LINE = lazy_compile(r"^\[(?:INFO|WARN|ERROR)\]  \S")
+"""A CANN runtime sample's own log line, as example/utils.h prints it (``INFO_LOG`` / ``WARN_LOG`` / ``ERROR_LOG``:
+``[INFO]  ``, ``[WARN]  ``, ``[ERROR]  ``, two spaces; ``CHECK_ERROR`` / ``CHECK_ERROR_WITHOUT_RETURN`` print
+``[ERROR]  Operation failed: CALL returned error code N``; hicann/runtime @681ef761): :class:`RecoveredScan`. A CANN
+log line (``[ERROR] RUNTIME(pid,...)``, one space and a module) is not one."""
+SAMPLE_PASSED = lazy_compile(r"^(?:\[INFO\]  (?:Run the \w+ sample successfully\.|\[SUCCESS\] \S.{0,300}|"
+                             r"\[SKIP\] \S.{0,300})|\[SUCCESS\] \S.{0,300})\s*$")
+"""The sample's verdict that it passed: ``[INFO]  Run the NAME sample successfully.`` (the last line of ``main``,
+after every ``CHECK_ERROR``), ``[INFO]  [SUCCESS] ...`` / ``[INFO]  [SKIP] ...`` (a feature the product lacks, exit
+code 0), or the run.sh's ``[SUCCESS] ...`` once it found that marker in the output."""
+SAMPLE_FAILED = lazy_compile(r"^\[FAILURE\] \S")
+"""run.sh's verdict that the sample failed (``[FAILURE] NAME sample failed.``): the lines above keep their reading."""
+SAMPLE_SPAN = 200
+"""reason: the most lines from a sample's own line to its verdict read as one run: the READMEs' outputs hold 3 to 20
+lines, a sample that loops over devices more; a line further up is not this run's (a coarse bound, not fitted)."""
+
 
 class RecoveredScan:
     """The lines of a program's failure it recovered from at once, by its own account, as it prints them: they give no
@@ -73,6 +89,8 @@ class RecoveredScan:
         """The head line of an open repeated-finalize warning (:data:`FINALIZED_TWICE`)."""
         self._converter: tuple[str, list[int]] | None = None
         """The converter process whose ERROR/WARNING lines wait for its verdict: its id and their numbers."""
+        self._sample: list[int] = []
+        """A CANN runtime sample's own lines that wait for its verdict (:data:`SAMPLE_LINE`)."""
         self.lines: set[int] = set()
         """The numbers of the lines recovered so far."""
 
@@ -88,6 +106,8 @@ class RecoveredScan:
         converter's own ERROR/WARNING lines once it says it converted the model (:meth:`_convert`)."""
         if "converter_lite" in text or "CONVERT RESULT" in text:
             return self._convert(n, text)
+        if text[:1] == "[" and sample_cue(text):
+            return self._sample_run(n, text)
         if self._twice is not None and n - self._twice > FINALIZED_SPAN:
             self._twice = None
         if self._twice is None and "100037" in text and FINALIZED_TWICE.search(text):
@@ -144,6 +164,27 @@ class RecoveredScan:
         self.lines.update(back)
         return back
 
+    def _sample_run(self, n: int, text: str) -> Sequence[int]:
+        """A line of a CANN runtime sample (hicann/runtime example/): its own lines (:data:`SAMPLE_LINE`) wait for its
+        verdict; a verdict that it passed (:data:`SAMPLE_PASSED`) recovers them, within :data:`SAMPLE_SPAN` lines,
+        and itself; run.sh's ``[FAILURE] ...`` keeps them. The samples provoke errors to show an API's behaviour and
+        log them with ``CHECK_ERROR_WITHOUT_RETURN`` (the stream failure-mode sample's ``aclrtSynchronizeStream``
+        returning 507035 twice and, after ``aclrtStreamAbort``, once more "which is expected"; the callback sample's
+        error task; a skip where the SOC lacks UVM, 207000), while ``CHECK_ERROR`` returns -1 before any verdict: a
+        verdict says every check that mattered passed (the READMEs' "Sample Output"; session 49, tester49o: three
+        such outputs read framework_error 0.54-0.60)."""
+        if SAMPLE_FAILED.match(text):
+            self._sample = []
+            return range(0)
+        if SAMPLE_PASSED.match(text):
+            back = [k for k in self._sample if n - k <= SAMPLE_SPAN] + [n]
+            self._sample = []
+            self.lines.update(back)
+            return back
+        if SAMPLE_LINE.match(text):
+            self._sample.append(n)
+        return range(0)
+
     def kept(self, signals: list[Signal]) -> list[Signal]:
         """``signals`` but those of a recovered line."""
         return [s for s in signals if s.line_no not in self.lines] if self.lines else signals
@@ -153,14 +194,21 @@ def may_recover(data: bytes | bytearray) -> bool:
     """Whether a file's bytes may hold a failure :class:`RecoveredScan` reads as recovered (its cue lines name DCMI or
     ACL's code 100037, or a converter's success): a search in C, the bundle walk's cue to run :func:`recovered_in`
     over the file's lines."""
-    return b"DCMI" in data or b"100037" in data or b"CONVERT RESULT SUCCESS" in data
+    return (b"DCMI" in data or b"100037" in data or b"CONVERT RESULT SUCCESS" in data
+            or b" sample successfully." in data or b"[SUCCESS] " in data or b"[SKIP] " in data)
+
+
+def sample_cue(text: str) -> bool:
+    """Whether a line may be a CANN runtime sample's own line or verdict (:meth:`RecoveredScan._sample_run`): a cheap
+    test of its head."""
+    return text[6:8] == "  " or text[7:9] == "  " or text[:10] in ("[SUCCESS] ", "[FAILURE] ")
 
 
 def recovery_cue(text: str, scan: RecoveredScan | None) -> bool:
     """Whether a line must be stepped through ``scan``: one that may open or close what it reads, or any line while a
     block is open (a caller that skips the rest keeps :class:`RecoveredScan` cheap)."""
     return ("DCMI" in text or "100037" in text or "converter_lite" in text or "CONVERT RESULT" in text
-            or (scan is not None and scan.busy))
+            or (text[:1] == "[" and sample_cue(text)) or (scan is not None and scan.busy))
 
 
 def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
