@@ -401,7 +401,7 @@ atlasfmkt_16_0014.html) reads a GPU script's source and logs to ``msFmkTranspltl
 script's line range: ``[WARNING] torch.nn.PReLU in line 68 ~ 68 is not supported`` (2021), ``[WARNING] line: 55 ~ 55
 Operation Type: UNSUPPORTED  Message: torch.manual_seed is not supported now!`` (late 2021), ``[WARNING] [Progress:
 20.00%]  line: ...`` (2022), and ends ``MsFmkTransplt run success, welcome to the next use.``: a report on source
-code, no operator a job ran. Ascend/ModelZoo-PyTorch commits the log beside ten ported models (@6a2804a3, e.g.
+code, no operator a job ran. Ascend/ModelZoo-PyTorch commits the log beside thirteen ported models (@6a2804a3, e.g.
 PyTorch/dev/cv/image_classification/AdaFM-Net_ID1101_for_PyTorch/msFmkTranspltlog.txt); three read framework_error
 0.58-0.60 from ``op:unsupported`` (session 49, tester49n). A raised "not supported" and the tool's ``[ERROR]`` lines
 keep their reading. MindX SDK's post-processing defaults: ``PostProcessBase::LoadConfigData`` warns ``Get key
