@@ -80,7 +80,12 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"^\s*\[Error\]: Repeated deinitialization\.\s*$|"
                     r"^\s*Check whether the acl\.finalize interface is repeatedly invoked for deinitialization\.\s*$|"
                     r"\bfailed to find task <[^<>\s]{1,300}> on host <[^<>\s]{1,300}>|"
-                    r"\bO0 mode fails to be compiled, the O2 mode is used\s*$")
+                    r"\bO0 mode fails to be compiled, the O2 mode is used\s*$|"
+                    r"\[WARNING\] (?:\[Progress:\s*\d{1,3}\.\d\d%\]\s+)?(?:[\w.]{1,200} in line \d+ ~ \d+ is not "
+                    r"supported\s*$|line: \d+ ~ \d+\s+Operation Type: UNSUPPORTED\s+Message: [^\n]{1,500}$)|"
+                    r"\bGet key \"(?:labelPath|postProcessConfigPath)\" (?:and \"postProcessConfigContent\" )?failed\. "
+                    r"No postprocess (?:label|config) will be read\.\s*$|"
+                    r"\bFail to read CHECK_MODEL_FLAG from config, default is true\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -389,7 +394,25 @@ the compile's failure and reported by its own lines (mirror-cann/asc-devkit @82b
 tools/build/asc_op_compile_base/common/ccec.py ``switching_compilation_mode``, asc_op_compiler/ascendc_common_utility.py
 ``run_cmd_ascendc``). CANN 5.x prints it as ``[WARNING] TBE:<time> [cce_api_pass.cc:181] ...``: the FCN port's
 ModelArts run quoted in Ascend/ModelZoo-TensorFlow's FCN_ID1610 Readme.md trains on to step 3000 after it, and read
-framework_error 0.57 from it as ``op:compile`` (session 49, tester49k)."""
+framework_error 0.57 from it as ``op:compile`` (session 49, tester49k).
+The PyTorch migration tool's analysis notes: ``ms_fmk_transplt`` (msFmkTransplt, CANN toolkit tools/ms_fmk_transplt,
+"PyTorch GPU2Ascend": https://hiascend.com/document/detail/zh/canncommercial/63RC2/devtools/auxiliarydevtool/
+atlasfmkt_16_0014.html) reads a GPU script's source and logs to ``msFmkTranspltlog.txt`` each API it cannot map, by the
+script's line range: ``[WARNING] torch.nn.PReLU in line 68 ~ 68 is not supported`` (2021), ``[WARNING] line: 55 ~ 55
+Operation Type: UNSUPPORTED  Message: torch.manual_seed is not supported now!`` (late 2021), ``[WARNING] [Progress:
+20.00%]  line: ...`` (2022), and ends ``MsFmkTransplt run success, welcome to the next use.``: a report on source
+code, no operator a job ran. Ascend/ModelZoo-PyTorch commits the log beside thirteen ported models (@6a2804a3, e.g.
+PyTorch/dev/cv/image_classification/AdaFM-Net_ID1101_for_PyTorch/msFmkTranspltlog.txt); three read framework_error
+0.58-0.60 from ``op:unsupported`` (session 49, tester49n). A raised "not supported" and the tool's ``[ERROR]`` lines
+keep their reading. MindX SDK's post-processing defaults: ``PostProcessBase::LoadConfigData`` warns ``Get key
+"labelPath" failed. No postprocess label will be read.`` (or ``... "postProcessConfigPath" and
+"postProcessConfigContent" failed. No postprocess config will be read.``) and returns ``APP_ERR_OK``;
+``TextObjectPostProcessBase::Init`` warns ``<error text> Fail to read CHECK_MODEL_FLAG from config, default is true``
+and returns ``APP_ERR_OK`` (Ascend/VisionSDK @ad53ae41 / @86dc823b mxBase/src/mxbase/module/Infer/PostProcess/
+PostProcessBases/PostProcessBase.cpp, TextObjectPostProcessBase.cpp): an option not given, its default taken. The
+EAST port's SDK inference shown in mindspore-ai/models research/cv/east/infer/README_CN.md prints both, then its boxes,
+and read config_error 0.49 through the text fallback (session 49, tester49n); ``LoadLabels failed. ...``, a label file
+given and not read, keeps its reading."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""

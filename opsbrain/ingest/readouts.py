@@ -159,6 +159,29 @@ def quiet_progress(text: str, error_word: Callable[[str], object]) -> bool:
     return error_word(" - ".join(kept)) is None
 
 
+def quiet_metric_list(text: str, error_word: Callable[[str], object]) -> bool:
+    """Whether a line is a list of ``name: value`` fields joined by commas whose error words are all in the names of
+    errors measured by a real number, bare or as a one-element array (``train error: [0.0004304781323298812]``): an
+    epoch's metrics, not a failure. Pafnucy's training logs ``epoch[%d], train error: [%s], Validation error: [%s],
+    Validation RMSE: [%s], per_step_time: [%s]`` with the mean squared errors (mindspore-ai/models @eab643f5
+    research/hpc/pafnucy/train.py line 136), and its README quotes two such lines as the loss to expect; they read
+    config_error 0.35 through the text fallback (session 49, tester49n). ``nan``, a count, or any other field with an
+    error word keeps the line failing."""
+    parts = text.strip().split(", ")
+    if len(parts) < 2:
+        return False
+    kept = [p for p in parts if not _error_measure(*_bare(*p.partition(": ")[::2]))]
+    return len(kept) < len(parts) and error_word(", ".join(kept)) is None
+
+
+def _bare(name: str, value: str) -> tuple[str, str]:
+    """``name`` and ``value`` without the one pair of brackets numpy prints around a one-element array's value."""
+    value = value.strip()
+    if value.startswith("[") and value.endswith("]"):
+        value = value[1:-1]
+    return name, value
+
+
 def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     """Whether a line is a readout's ``Field Name: value`` (:data:`RE_NAMED_FIELD`) whose error word is in the field's
     name only and whose value states no failure, or whose value says no error is there (:data:`NO_ERRORS`): a state
@@ -176,7 +199,7 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     Type`` and ``Error Information Handle`` (dmidecode.c ``dmi_memory_array_error_handle``: ``Not Provided``, ``No
     Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
     reference specification (DMTF DSP0134) defines the fields."""
-    if quiet_progress(text, error_word):
+    if quiet_progress(text, error_word) or quiet_metric_list(text, error_word):
         return True
     m = RE_NAMED_FIELD.match(text)
     if m is None:
