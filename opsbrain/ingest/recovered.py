@@ -60,6 +60,13 @@ SAMPLE_FAILED = lazy_compile(r"^\[FAILURE\] \S")
 SAMPLE_SPAN = 200
 """reason: the most lines from a sample's own line to its verdict read as one run: the READMEs' outputs hold 3 to 20
 lines, a sample that loops over devices more; a line further up is not this run's (a coarse bound, not fitted)."""
+SAMPLE_GAP = 5
+"""reason: the most other lines between two of a sample's own lines, or between its last line and the program's
+verdict, in one run (a CANN log line printed to the console between them); a longer stretch (a rebuild's cmake
+output before the next sample, the shell and another program) starts another run, and the lines of the run before
+keep their reading: a sample that failed (``CHECK_ERROR`` returned, no verdict; Ascend/samples#16's ``[ERROR]  acl set
+device 0 failed, errorCode = 507033``) is no part of a later sample's success (review49b; a coarse bound, not fitted).
+run.sh's ``[SUCCESS] ...`` echo follows the program's output at once: it must come within 2 lines of its last line."""
 
 
 class RecoveredScan:
@@ -167,7 +174,8 @@ class RecoveredScan:
     def _sample_run(self, n: int, text: str) -> Sequence[int]:
         """A line of a CANN runtime sample (hicann/runtime example/): its own lines (:data:`SAMPLE_LINE`) wait for its
         verdict; a verdict that it passed (:data:`SAMPLE_PASSED`) recovers them, within :data:`SAMPLE_SPAN` lines,
-        and itself; run.sh's ``[FAILURE] ...`` keeps them. The samples provoke errors to show an API's behaviour and
+        and itself, where no more than :data:`SAMPLE_GAP` other lines part them from each other and from it (else
+        only itself); run.sh's ``[FAILURE] ...`` keeps them. The samples provoke errors to show an API's behaviour and
         log them with ``CHECK_ERROR_WITHOUT_RETURN`` (the stream failure-mode sample's ``aclrtSynchronizeStream``
         returning 507035 twice and, after ``aclrtStreamAbort``, once more "which is expected"; the callback sample's
         error task; a skip where the SOC lacks UVM, 207000), while ``CHECK_ERROR`` returns -1 before any verdict: a
@@ -177,11 +185,15 @@ class RecoveredScan:
             self._sample = []
             return range(0)
         if SAMPLE_PASSED.match(text):
-            back = [k for k in self._sample if n - k <= SAMPLE_SPAN] + [n]
+            gap = 2 if text.startswith("[SUCCESS]") else SAMPLE_GAP + 1  # run.sh's echo: right after the output
+            ours = bool(self._sample) and n - self._sample[-1] <= gap
+            back = [k for k in self._sample if n - k <= SAMPLE_SPAN] if ours else []
             self._sample = []
-            self.lines.update(back)
-            return back
+            self.lines.update(back + [n])
+            return back + [n]
         if SAMPLE_LINE.match(text):
+            if self._sample and n - self._sample[-1] > SAMPLE_GAP + 1:
+                self._sample = []  # another run: the earlier one's lines wait no more
             self._sample.append(n)
         return range(0)
 
