@@ -8,7 +8,8 @@ its comment names."""
 
 from __future__ import annotations
 
-from opsbrain.diagnosis.realtext import excerpt_view
+from opsbrain.diagnosis.realtext import _has_error_word, excerpt_view
+from opsbrain.ingest.readouts import quiet_field
 from opsbrain.ingest.recovered import recovered_in
 from opsbrain.ingest.text import ingest_text
 
@@ -59,3 +60,18 @@ def test_run_shs_success_far_below_the_samples_lines_recovers_none() -> None:
     text = FAILED_RUN + REBUILD + RUN_SH_SUCCESS
     assert {"rt:507033", "rt:507007"} <= {s.kind for s in ingest_text(text)[0]}
     assert "507033" in excerpt_view(text)
+
+
+# Keras' Progbar line (tensorflow r1.15 generic_utils.py ``Progbar.update``: `` - %s: %.4f`` per metric, ``nan`` as
+# Python formats a NaN) with ``metrics=['mae']``, as the MLSP port's README prints it, at the step the loss turned NaN
+NAN_BAR = "  32/1000 [..............................] - ETA: 2:31 - loss: nan - mean_absolute_error: 0.4415"
+# pafnucy's train.py line 136 format (mindspore-ai/models @eab643f5 research/hpc/pafnucy/train.py) with a NaN loss
+NAN_LIST = "epoch[3], train error: [nan], Validation error: [0.0004304781323298812], per_step_time: [12.3]"
+NAN_LIST_2 = "epoch[3], train error: [0.0004304781323298812], Validation RMSE: [nan], per_step_time: [12.3]"
+
+
+def test_a_nan_measurement_keeps_the_metrics_line_failing() -> None:
+    for line in (NAN_BAR, NAN_LIST, NAN_LIST_2):
+        assert not quiet_field(line, _has_error_word), line
+    assert quiet_field(NAN_BAR.replace("nan", "0.3962"), _has_error_word)
+    assert quiet_field(NAN_LIST_2.replace("[nan]", "[0.02]"), _has_error_word)

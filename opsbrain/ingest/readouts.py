@@ -151,11 +151,14 @@ def quiet_progress(text: str, error_word: Callable[[str], object]) -> bool:
     measured by a real number (``mean_absolute_error: 0.4415``, ``val_mean_absolute_error: 0.3963``; Keras logs
     ``metrics=['mae']`` under that name): the MLSP port's NPU training in Ascend/ModelZoo-TensorFlow's
     TensorFlow/contrib/cv/MLSP_ID1295_for_TensorFlow/README.md prints it at each step (session 49, tester49k). A
-    ``nan`` or any other word after the bar keeps the line failing."""
+    ``nan`` value, the loss's too, or any other word after the bar keeps the line failing."""
     m = KERAS_PROGBAR.match(text)
     if m is None:
         return False
-    kept = [p for p in text[m.end():].split(" - ") if not _error_measure(*p.partition(": ")[::2])]
+    fields = [p.partition(": ")[::2] for p in text[m.end():].split(" - ")]
+    if any(_not_a_number(value) for _, value in fields):
+        return False  # a loss or metric gone NaN: the training diverged (review49b)
+    kept = [f"{name}: {value}" for name, value in fields if not _error_measure(name, value)]
     return error_word(" - ".join(kept)) is None
 
 
@@ -165,13 +168,21 @@ def quiet_metric_list(text: str, error_word: Callable[[str], object]) -> bool:
     epoch's metrics, not a failure. Pafnucy's training logs ``epoch[%d], train error: [%s], Validation error: [%s],
     Validation RMSE: [%s], per_step_time: [%s]`` with the mean squared errors (mindspore-ai/models @eab643f5
     research/hpc/pafnucy/train.py line 136), and its README quotes two such lines as the loss to expect; they read
-    config_error 0.35 through the text fallback (session 49, tester49n). ``nan``, a count, or any other field with an
-    error word keeps the line failing."""
+    config_error 0.35 through the text fallback (session 49, tester49n). A ``nan`` in any field, a count, or any other
+    field with an error word keeps the line failing."""
     parts = text.strip().split(", ")
     if len(parts) < 2:
         return False
-    kept = [p for p in parts if not _error_measure(*_bare(*p.partition(": ")[::2]))]
+    fields = [_bare(*p.partition(": ")[::2]) for p in parts]
+    if any(_not_a_number(value) for _, value in fields):
+        return False  # a NaN error or loss: the training diverged (review49b)
+    kept = [p for p, field in zip(parts, fields, strict=True) if not _error_measure(*field)]
     return len(kept) < len(parts) and error_word(", ".join(kept)) is None
+
+
+def _not_a_number(value: str) -> bool:
+    """Whether a metric's value is NaN as Python and numpy print it (``nan``, ``-nan``; ``NaN`` elsewhere)."""
+    return value.strip().lstrip("+-").lower() == "nan"
 
 
 def _bare(name: str, value: str) -> tuple[str, str]:
