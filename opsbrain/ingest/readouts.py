@@ -155,11 +155,8 @@ def quiet_progress(text: str, error_word: Callable[[str], object]) -> bool:
     m = KERAS_PROGBAR.match(text)
     if m is None:
         return False
-    fields = [p.partition(": ")[::2] for p in text[m.end():].split(" - ")]
-    if any(_not_a_number(value) for _, value in fields):
-        return False  # a loss or metric gone NaN: the training diverged (review49b)
-    kept = [f"{name}: {value}" for name, value in fields if not _error_measure(name, value)]
-    return error_word(" - ".join(kept)) is None
+    parts = text[m.end():].split(" - ")
+    return _measured_errors_only(parts, [p.partition(": ")[::2] for p in parts], " - ", error_word)
 
 
 def quiet_metric_list(text: str, error_word: Callable[[str], object]) -> bool:
@@ -173,11 +170,18 @@ def quiet_metric_list(text: str, error_word: Callable[[str], object]) -> bool:
     parts = text.strip().split(", ")
     if len(parts) < 2:
         return False
-    fields = [_bare(*p.partition(": ")[::2]) for p in parts]
+    return _measured_errors_only(parts, [_bare(*p.partition(": ")[::2]) for p in parts], ", ", error_word)
+
+
+def _measured_errors_only(parts: list[str], fields: list[tuple[str, str]], sep: str,
+                          error_word: Callable[[str], object]) -> bool:
+    """Whether a line's ``parts`` (its ``name: value`` ``fields``) hold an error measured by a real number
+    (:func:`_error_measure`), no ``nan`` (a loss or error gone NaN: the training diverged; review49b), and no error
+    word in the other parts, joined again by ``sep``."""
     if any(_not_a_number(value) for _, value in fields):
-        return False  # a NaN error or loss: the training diverged (review49b)
+        return False
     kept = [p for p, field in zip(parts, fields, strict=True) if not _error_measure(*field)]
-    return len(kept) < len(parts) and error_word(", ".join(kept)) is None
+    return len(kept) < len(parts) and error_word(sep.join(kept)) is None
 
 
 def _not_a_number(value: str) -> bool:
