@@ -101,6 +101,26 @@ RE_ASYS_CODE_ROW = screened(r"^\s*\|\s*0x(8[0-9a-f]{7})\s*\|[^|]*\|\s*$", re.I)
 own two-column frame (asys ``src/asys/health/asys_health.py``, ``_save_file``), read as the device's fault event
 whether or not the knowledge base documents the code (a bare code elsewhere is read only when it does,
 :data:`RE_BARE_EVENT`): the frame says it is a DSMI error code of the device the section head names."""
+SOFTWARE_BUS_ERROR = "msg:aicore_error"
+"""The kind of an AI Core or AI Vector core event whose state the driver names "bus error, probably caused by
+software". The event id's layout (hicann/driver@ef377e95 src/sdk_driver/fms/smf/event/dms_event_converge.h:29-31:
+node type bits 17-27, sensor type 9-16, state 0-8) with node type 0x64 / 0x65 (AIC / AIV,
+pkg_inc/dms_device_node_type.h), the SOC RAS sensor (type 0xC0) and its state 0x09, whose text is
+``"bus error, probably caused by software"`` (src/sdk_driver/fms/smf/sensor/config/dms_sensor_type.c:395); the fault
+manager prints it on the line (``event_id=0x80cb8009; ... node_type=0x65[AIV]; ... event_type=0x9[bus error,
+probably caused by software]; severity=1[Warning]``, hicann/oam-tools@ea0ce91e
+test/st/msaicerr/res/ori_data/no_cce/asys_aicerror: a host running operator test programs). 0x80C98009 and
+0x80CB8009 are such events. The driver's own word is the AI Core exception's category (the runtime's 507015, which
+a program's operator error prints too: framework_error, aicore_hang ambiguous), not the AI Core hardware fault the
+other AI Core events name; its recovery says nothing more."""
+
+
+def software_bus_error(code: str) -> bool:
+    """Whether device event ``code`` (8 hex digits) is an AIC/AIV event at the SOC RAS sensor's state 0x09."""
+    v = int(code, 16)
+    return ((v >> 17) & 0x7FF) in (0x64, 0x65) and ((v >> 9) & 0xFF) == 0xC0 and (v & 0x1FF) == 0x09
+
+
 HEALTH_SEVERITY = {"warning": 1, "alarm": 2, "critical": 2}
 SECTION_DEVICE = "place:device"
 RE_ADDRESS_BEFORE = lazy_compile(r"(?:\b(?:at|addr(?:ess)?|base|ptr|pointer|pc|sp|va|pa|offset)\s*[=:]?\s*|-)$", re.I)
@@ -189,6 +209,10 @@ def parse(ctx: LineCtx) -> bool:
         if comp and "/die" not in comp and (d := RE_DIE.search(text)):
             comp = f"{comp}/die{d.group(1)}"
         sev = level_severity(code) if state == "occur" and ctx.sev == 0 else None  # EVENT / INFO lines only
+        if software_bus_error(code):
+            if state == "occur":
+                ctx.add(SOFTWARE_BUS_ERROR, comp, sev, device=ctx.device())
+            return True
         ctx.add(f"dev:{code}" + (":recover" if state == "recover" else ""), comp, sev, device=ctx.device())
         return True
     if m := RE_DP_EVENT.search(text):
