@@ -68,3 +68,20 @@ def test_the_notebook_runs_raise_no_alarm(tmp_path: Path, engine: Any) -> None:
         f = tmp_path / name
         f.write_text(text)
         assert diagnose_logs(str(f), engine)["diagnosis"]["fault_class"] in ("unknown", None), name
+
+
+# https://github.com/mindspore-courses/step_into_llm/blob/721248326ff1d9c84788b4b32a60d6ee51d08a07/Season2.step_into_llm/16.Practical-cases/difussion/mindspore_diffusion.ipynb
+SKIPPED = ("[WARNING] MD(2087,fffb11ffb0e0,python):2024-11-22-08:07:31.342.048 [mindspore/ccsrc/minddata/dataset/"
+           "engine/datasetops/source/image_folder_op.cc:192] PrescanWorkerEntry] ImageFolder operator unsupported "
+           "file found: ./image_cat/jpg/.ipynb_checkpoints, extension: .ipynb_checkpoints.")
+# ImageFolderOp::PrescanMasterEntry's error when nothing was left to read (image_folder_op.cc): keeps its reading
+NOTHING = ("RuntimeError: Invalid data, no valid data matching the dataset API ImageFolderDataset. Please check file "
+           "path or dataset API validation first.")
+
+
+def test_a_skipped_file_of_an_image_folder_is_no_fault() -> None:
+    # PrescanWorkerEntry logs the skip at WARNING and leaves the file out (mindspore-ai/mindspore image_folder_op.cc)
+    assert BENIGN.search(SKIPPED)
+    sigs, _ = ingest_text(SKIPPED + "\n")
+    assert sigs == []
+    assert not BENIGN.search(NOTHING)
