@@ -85,7 +85,12 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"supported\s*$|line: \d+ ~ \d+\s+Operation Type: UNSUPPORTED\s+Message: [^\n]{1,500}$)|"
                     r"\bGet key \"(?:labelPath|postProcessConfigPath)\" (?:and \"postProcessConfigContent\" )?failed\. "
                     r"No postprocess (?:label|config) will be read\.\s*$|"
-                    r"\bFail to read CHECK_MODEL_FLAG from config, default is true\s*$")
+                    r"\bFail to read CHECK_MODEL_FLAG from config, default is true\s*$|"
+                    r"\bDlsymAscend\] Dynamically load symbol \w+ failed, result = |"
+                    r"\b(?:GetRealPath\] Get realpath failed, path\[|ToString\] The file ')/tmp/ipykernel_\d+/\d+\.py"
+                    r"(?:\]|' may not exists\.)\s*$|"
+                    r"\b(?:ImageFolder|Image folder) operator unsupported file found: [^\n]{1,500}?, "
+                    r"extension: [^\n]{0,100}\.\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -412,7 +417,21 @@ and returns ``APP_ERR_OK`` (Ascend/VisionSDK @ad53ae41 / @86dc823b mxBase/src/mx
 PostProcessBases/PostProcessBase.cpp, TextObjectPostProcessBase.cpp): an option not given, its default taken. The
 EAST port's SDK inference shown in mindspore-ai/models research/cv/east/infer/README_CN.md prints both, then its boxes,
 and read config_error 0.49 through the text fallback (session 49, tester49n); ``LoadLabels failed. ...``, a label file
-given and not read, keeps its reading."""
+given and not read, keeps its reading. MindSpore's optional ACL entry points: ``DlsymAscend`` logs ``Dynamically load
+symbol X failed, result = ...: undefined symbol: X`` at WARNING and returns a null pointer when the installed CANN
+lacks a newer function (aclrtMemUceRepair, aclmdlBundleUnload, acltdtCleanChannel ...); a required symbol goes
+through ``DlsymWithCast``, which raises with the same words, and keeps its reading (mindspore-ai/mindspore
+mindspore/ccsrc/utils/dlopen_macro.h). MindSpore's debug text of a node reads its source line through
+``FileUtils::GetRealPath`` (``Location::ToString``, mindspore/core/utils/info.cc); a Jupyter cell's file
+(``/tmp/ipykernel_<pid>/<hash>.py``, ipykernel's cell file names) is not on disk, so it logs ``[ERROR] ... GetRealPath]
+Get realpath failed, path[/tmp/ipykernel_...]`` and ``The file '...' may not exists.`` and goes on without the line.
+mindspore-courses/step_into_llm and orange-pi-mindspore notebooks whose runs finished on Ascend read config_error
+0.57-0.71 from them (session 50, tester50a). MindSpore's image-folder dataset skips a file whose extension it does
+not read and says so at WARNING (``ImageFolder operator unsupported file found: ./image_cat/jpg/.ipynb_checkpoints,
+extension: .ipynb_checkpoints.``, ``ImageFolderOp::PrescanWorkerEntry``, mindspore/ccsrc/minddata/dataset/engine/
+datasetops/source/image_folder_op.cc); a folder left with nothing raises ``Invalid data, no valid data matching the
+dataset API ImageFolderDataset``, which keeps its reading (the same session: a diffusion notebook that trained to the
+end read config_error 0.41 from ``op:unsupported``)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
