@@ -83,6 +83,7 @@ GATE = lazy_compile(
     r"\b0 received, 100\.00% packet loss\b|"  # hccn_tool -ping got no answer (parsers/hccn.RE_PING_LOST; session 46)
     r"net health status\s*:\s*(?:unreachable|time exceeded)\b|"  # hccn_tool's failures without a gate word (46)
     r"\bstopiteration\b|"  # an uncaught StopIteration (parsers/framework.RE_STOP_ITERATION)
+    r"\binclude could not find (?:requested|load) file\b|"  # CMake's include() (cfgenv.RE_BUILD_INPUT_MISSING; s50)
     r"\(unimplemented\) |"  # Paddle's simplified error type (parsers/framework.RE_PADDLE_UNIMPLEMENTED; session 47)
     + kernel.EDAC_REPORT + r"[CU]E\b|"
     r'故障分类|故障设备|故障节点|根因节点|root cause node|"(?:class|component|module)"\s*:|' + fdtoolkit.WORDS.pattern,

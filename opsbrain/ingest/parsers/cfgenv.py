@@ -247,6 +247,21 @@ gives the torch_npu form (docs/zh/installation_guide/faq.md @9e73e708, 问题4: 
 against third_party/Tensorpipe's libuv; the fix, ``-DCMAKE_POLICY_VERSION_MINIMUM=3.5``). The versions installed, not
 the program. Not the warning CMake 3.27-3.31 print first (``... will be removed from a future version of CMake.``),
 after which the configure step goes on (session 47, tester47k)."""
+RE_BUILD_INPUT_MISSING = screened(r"\binclude could not find (?:requested|load) file\b"
+                                  r"|\bcannot find -l[\w.+-]+|\bunable to find library -l[\w.+-]+")
+"""A build step that cannot find a file it was told to use, in the build tools' own words. CMake's ``include()`` of a
+file that does not exist, without ``OPTIONAL``: ``CMake Error at <file>:<line> (include):`` then ``include could not
+find requested file:`` and the path (Kitware/CMake Source/cmIncludeCommand.cxx @028d3183, ``"could not find requested
+file:\\n  "``; CMake 3.x and older say ``could not find load file:``): the CMake module or package file is not where
+the build's paths say, i.e. a toolkit or package not installed there or another install's paths
+(sgl-kernel-npu#485: ``ASCConfig.cmake`` of CANN 8.5.1 including ``FindASC.cmake`` of a CANN 9.0.0 the build script
+sourced; PaddleCustomDevice#411: ``include could not find load file: generic``). The linker's missing library: GNU
+ld's ``cannot find -l<name>`` (binutils ld/ldfile.c @0381901e ``"%P: cannot find %s\\n"`` with the ``-l`` name; gold
+fileread.cc ``cannot find -l%s``) and LLVM lld's ``unable to find library -l<name>``: no ``lib<name>.so``/``.a`` in the
+library search path (PaddlePaddle/Paddle#57270, ``cannot find -lnpu_hccl`` building Paddle's Ascend target, which the
+maintainer answered is built from PaddleCustomDevice instead). The build's environment, not the program: ``cfg:env``,
+as the compiler's missing header (``RE_COMPILER_HEADER``) is. Not ``undefined reference to`` (a library found but
+lacking the symbol: another version or a program's own error). Session 50, tester50e."""
 RE_TOKENIZER_CLASS_MISSING = screened(r"\bTokenizer class \w+ does not exist or is not currently imported\b")
 """A model's ``tokenizer_config.json`` naming a tokenizer class the installed transformers does not have:
 ``AutoTokenizer.from_pretrained`` raises ``ValueError: Tokenizer class <name> does not exist or is not currently
