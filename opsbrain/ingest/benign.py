@@ -85,7 +85,10 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"supported\s*$|line: \d+ ~ \d+\s+Operation Type: UNSUPPORTED\s+Message: [^\n]{1,500}$)|"
                     r"\bGet key \"(?:labelPath|postProcessConfigPath)\" (?:and \"postProcessConfigContent\" )?failed\. "
                     r"No postprocess (?:label|config) will be read\.\s*$|"
-                    r"\bFail to read CHECK_MODEL_FLAG from config, default is true\s*$")
+                    r"\bFail to read CHECK_MODEL_FLAG from config, default is true\s*$|"
+                    r"Warning: torch\.save with \"_use_new_zipfile_serialization = False\" is not recommended for "
+                    r"npu tensor|\bUserWarning: barrier\(\): using the device under current context\. You can "
+                    r"specify `device_id` in `init_process_group` to mute this warning\.")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -412,7 +415,14 @@ and returns ``APP_ERR_OK`` (Ascend/VisionSDK @ad53ae41 / @86dc823b mxBase/src/mx
 PostProcessBases/PostProcessBase.cpp, TextObjectPostProcessBase.cpp): an option not given, its default taken. The
 EAST port's SDK inference shown in mindspore-ai/models research/cv/east/infer/README_CN.md prints both, then its boxes,
 and read config_error 0.49 through the text fallback (session 49, tester49n); ``LoadLabels failed. ...``, a label file
-given and not read, keeps its reading."""
+given and not read, keeps its reading. torch_npu's advice when ``torch.save`` is called with the legacy format,
+``('Warning: torch.save with "_use_new_zipfile_serialization = False" is not recommended for npu tensor, ...')``
+(Ascend/pytorch torch_npu/utils/serialization.py, ``save``: a warning, then the save goes on), printed by the
+serving engines' workers on every healthy run that pickles a tensor this way (vLLM and LMDeploy outputs shown in
+issues), and torch's ``UserWarning: barrier(): using the device under current context. You can specify `device_id`
+in `init_process_group` to mute this warning.`` (torch/distributed/distributed_c10d.py, ``barrier``: warned once,
+the barrier runs on the current device): a running sglang server on the main-cann9.0.0-910b image (sglang#28628,
+"can run") read framework_error 0.59 from the two through the text fallback (session 50, tester50b)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
