@@ -90,7 +90,10 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\b(?:GetRealPath\] Get realpath failed, path\[|ToString\] The file ')/tmp/ipykernel_\d+/\d+\.py"
                     r"(?:\]|' may not exists\.)\s*$|"
                     r"\b(?:ImageFolder|Image folder) operator unsupported file found: [^\n]{1,500}?, "
-                    r"extension: [^\n]{0,100}\.\s*$")
+                    r"extension: [^\n]{0,100}\.\s*$|"
+                    r"Warning: torch\.save with \"_use_new_zipfile_serialization = False\" is not recommended for "
+                    r"npu tensor|\bUserWarning: barrier\(\): using the device under current context\. You can "
+                    r"specify `device_id` in `init_process_group` to mute this warning\.")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -431,7 +434,14 @@ not read and says so at WARNING (``ImageFolder operator unsupported file found: 
 extension: .ipynb_checkpoints.``, ``ImageFolderOp::PrescanWorkerEntry``, mindspore/ccsrc/minddata/dataset/engine/
 datasetops/source/image_folder_op.cc); a folder left with nothing raises ``Invalid data, no valid data matching the
 dataset API ImageFolderDataset``, which keeps its reading (the same session: a diffusion notebook that trained to the
-end read config_error 0.41 from ``op:unsupported``)."""
+end read config_error 0.41 from ``op:unsupported``). torch_npu's advice when ``torch.save`` is called with the legacy format,
+``('Warning: torch.save with "_use_new_zipfile_serialization = False" is not recommended for npu tensor, ...')``
+(Ascend/pytorch torch_npu/utils/serialization.py, ``save``: a warning, then the save goes on), printed by the
+serving engines' workers on every healthy run that pickles a tensor this way (vLLM and LMDeploy outputs shown in
+issues), and torch's ``UserWarning: barrier(): using the device under current context. You can specify `device_id`
+in `init_process_group` to mute this warning.`` (torch/distributed/distributed_c10d.py, ``barrier``: warned once,
+the barrier runs on the current device): a running sglang server on the main-cann9.0.0-910b image (sglang#28628,
+"can run") read framework_error 0.59 from the two through the text fallback (session 50, tester50b)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""

@@ -271,3 +271,20 @@ transformers v5 on (eugr/spark-vllm-docker#102 "compatibility issues with Transf
 with it on transformers 4.57.3), and vllm-ascend#8213 (MiniMax-M2.7 on vllm-ascend 0.17/0.18) stops there at start.
 The versions installed, not the program: ``cfg:version``; the ValueError alone reads framework_error. Session 47,
 tester47o."""
+RE_TBE_INIT = screened(r"\[InitTbeFunc\]:? Failed to (?:init tbe|initialize TbeFunctions)\b|"
+                       r"\[InitTeFusion\]:? Failed to initi\w*ze TeFusion\b|"
+                       r"\bInitializeAdapter adapter \[tbe_op_adapter\] failed\b|"
+                       r"\bTbeInitialize failed to initialize tbe\b")
+"""The TBE op-store adapter failing to start, before any operator is compiled: FE's ``TbeOpStoreAdapter`` opens the
+compiler plugin, binds its functions and calls ``TbeInitialize(options)`` (the TBE Python side, with the options
+such as the debug directory), and reports ``[GraphOpt][InitializeInner][InitTbeFunc] Failed to init tbe.``,
+``[GraphOpt][InitializeInner][InitTeFusion]: Failed to initialize TeFusion.`` and, from the adapter manager,
+``[SubGraphOpt][PreCompileOp][InitAdapter] InitializeAdapter adapter [tbe_op_adapter] failed!`` (hicann/ge @ffdcbc9f
+compiler/engines/nn_engine/optimizer/adapter/tbe_adapter/tbe_op_store_adapter.cc, ``InitializeInner`` /
+``InitializeTeFusion``; .../adapter/common/op_store_adapter_manager.cc); TEFUSION's own line is ``TbeInitialize
+failed to initialize tbe.`` No operator is named: the compiler's environment did not start (its Python modules, the
+Python that set_env.sh points at, a path option it cannot use), read ``cfg:env`` and not ``op:compile`` (which the
+``[PreCompileOp]`` stage tag and "tbe ... fail" gave before). In the public logs the cause printed above it is the
+environment's: vllm-ascend#2748 (E40023, the path set for ge.debugDir is invalid, Permission denied), MinerU#2258
+(EC0010, TBE's Python under NumPy 2.0), Ascend/pytorch#29 (``No module named 'tbe.common'``), an ATC run's E40001
+(``LD_LIBRARY_PATH`` invalid when loading the Python library). Session 50, tester50b."""

@@ -24,6 +24,7 @@ from opsbrain.ingest.parsers.cfgenv import (  # noqa: F401 (CFG_SETTING, RE_LEVE
     RE_ROPE_SCHEMA_OLD,
     RE_SETTING_WRONG,
     RE_SYSTEM_ENOENT,
+    RE_TBE_INIT,
     RE_TOKENIZER_CLASS_MISSING,
 )
 from opsbrain.ingest.parsers.cfgenv import tagged_below_error as _tagged_below_error
@@ -317,6 +318,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 r"(?:mismatch|incompatible).*\bversion|requires? .*\bversion|\bversion.*(?:too low|too old|lower than)|"
                 r"unsupported \w+ version", re.I),
      "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" (MindSpore) names none
+    (RE_TBE_INIT, "cfg:env"),  # TBE's start-up, not an operator's compile (cfgenv.RE_TBE_INIT)
     (CFG_ENV_TEXT, "cfg:env"),
     (RE_JOB_FILES, "cfg:env"),
     (RE_SETTING_WRONG, "cfg:env"),
