@@ -166,3 +166,38 @@ def test_the_text_view_leaves_out_what_the_readers_leave_out() -> None:
         assert not shown & quiet, shown & quiet
         assert {n for n, line in enumerate(lines, 1) if line.strip() and n not in quiet} - shown <= \
             {n for n, line in enumerate(lines, 1) if "INFO" in line}  # (the view leaves out INFO lines itself)
+
+
+# session 50 (review49's notes): a block whose exception is not the teardown's is read; every scan sees every line.
+DEVICE_BLOCK = """\
+[2025-04-18 00:06:57] ERROR runners.py:118: Task exception was never retrieved
+future: <Task finished name='Task-10' coro=<create_chat_completion() done, defined at /workspace/my-vllm/lib64/python3.12/site-packages/vllm/entrypoints/utils.py:75> exception=RuntimeError('ACL stream synchronize failed, error code:507035')>
+Traceback (most recent call last):
+  File "/home/serve.py", line 10, in main
+    torch.npu.synchronize()
+RuntimeError: ACL stream synchronize failed, error code:507035
+"""
+"""vllm#16807's block head and ``future:`` line with another exception in it: a device failing while the stop went on
+(the exception line as in :data:`CRASH_AFTER`)."""
+
+
+def test_a_block_whose_exception_is_not_the_teardown_s_is_read() -> None:
+    text = SIGINT + DEVICE_BLOCK
+    lines = text.splitlines()
+    kinds = [s.kind for s in ingest_text(text)[0]]
+    assert "rt:507035" in kinds, kinds
+    block = set(range(len(SIGINT.splitlines()) + 1, len(lines) + 1))
+    assert not block & quiet_lines_in(lines)
+    assert quiet_lines_in((SIGINT + LEFTOVER + ZMQ_END).splitlines())  # the teardown's own exceptions stay left out
+
+
+def test_the_text_view_reads_a_block_it_held_back() -> None:
+    from opsbrain.diagnosis.realtext import TextView
+
+    lines = (SIGINT + DEVICE_BLOCK).splitlines()
+    view = TextView()
+    for n, line in enumerate(lines, 1):
+        view(line, "x.log", n)
+    shown = {n for _f, n, _t in view.first}
+    first = len(SIGINT.splitlines())
+    assert {first + 1, first + 2, first + 6} <= shown, shown

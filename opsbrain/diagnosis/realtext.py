@@ -221,22 +221,39 @@ class TextView:
         self._recovered: dict[str | None, RecoveredScan] = {}
         self._killed: dict[str | None, KilledTracebackScan] = {}
         self._stopped: dict[str | None, StopScan] = {}
+        self._held: dict[str | None, dict[int, tuple[str, str]]] = {}
+        """The open leftover block's lines of each file (line number: line, head), until its exception tells."""
 
     def __call__(self, line: str, file: str | None, line_no: int, head: str = "") -> None:
+        # every scan sees every line (review49: a line one of them left out still ends another's block)
+        leave = False
         if recovery_cue(line, self._recovered.get(file)) and (
                 back := self._recovered.setdefault(file, RecoveredScan()).step(line_no, line)):
             self._retract({(file, n) for n in back})  # a failure the program recovered from (RecoveredScan)
-            if line_no in back:
-                return  # a runtime sample's verdict that it passed: not the failure's words
+            leave = line_no in back  # a runtime sample's verdict that it passed: not the failure's words
         if (TRACEBACK_HEAD in line or SELF_KILL_CUE in line or OTHER_FAILURES_CUE in line
                 or file in self._killed) and (
                 back := self._killed.setdefault(file, KilledTracebackScan()).step(line_no, line)):
             self._retract({(file, n) for n in back})  # a traceback that carried a kill's report (KilledTracebackScan)
-            if line_no in back:
-                return  # the shell's Killed of a kill the program announced: not the failure's words
-        if ("[shutdown]" in line or "death signal" in line or file in self._stopped) and \
-                self._stopped.setdefault(file, StopScan()).step(line_no, line):
-            return  # a stop's leftover once the log showed the stop (ingest.stopped)
+            leave = leave or line_no in back  # the shell's Killed of a kill the program announced
+        if "[shutdown]" in line or "death signal" in line or file in self._stopped:
+            stop = self._stopped.setdefault(file, StopScan())
+            held = self._held.setdefault(file, {})
+            if stop.step(line_no, line):  # a stop's leftover once the log showed the stop (ingest.stopped)
+                if line_no in stop.block:
+                    held[line_no] = (line, head)  # read after all if the block's exception is not the teardown's
+                else:
+                    held.clear()
+                return
+            for n in stop.released:  # the block was another failure's: its lines are read, in order
+                if n in held:
+                    self._take(held[n][0], file, n, held[n][1])
+            held.clear()
+        if not leave:
+            self._take(line, file, line_no, head)
+
+    def _take(self, line: str, file: str | None, line_no: int, head: str) -> None:
+        """A line no scan left out: kept, counted, stated as the lists say (:meth:`__call__`)."""
         full = len(self.first) >= self.limit
         if full:  # past a paste's size only error lines are kept: the common line of a large log costs one search
             self.overflow = True

@@ -40,7 +40,12 @@ before too (a pasted ``Task exception was never retrieved`` alone cannot tell a 
 What follows a block is read (review49): a block ends with its exception line unless a chained exception's header
 (``During handling of the above exception``, ``The above exception was the direct cause``) follows, so a traceback of
 its own printed after it (a device error while the stop went on) keeps its signal; and a start of the program in the
-same file (:data:`STARTED`: a log appended to across runs) ends the stop, so a later run's engine death is read."""
+same file (:data:`STARTED`: a log appended to across runs) ends the stop, so a later run's engine death is read.
+
+A block is the stop's only while its exceptions are the teardown's (:data:`TEARDOWN_EXCEPTION`; review49's note,
+session 50): a block whose exception is another (``RuntimeError: ACL stream synchronize failed, error code:507035``
+inside a ``Task exception was never retrieved`` block, a device failing while the stop went on) is read, the lines
+already left out of it as well (:attr:`StopScan.released`)."""
 
 from __future__ import annotations
 
@@ -64,6 +69,12 @@ CHAINED = lazy_compile(r"^During handling of the above exception|^The above exce
 EXCEPTION_LINE = lazy_compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Cancelled)\b(?::|\s*$)")
 """A traceback's exception line (``zmq.error.ZMQError: Socket operation on non-socket``): it ends the block unless a
 chained exception follows (:data:`CHAINED`)."""
+TEARDOWN_EXCEPTION = lazy_compile(r"^(?:[\w.]*\.)?(?:CancelledError|ZMQError|EngineDeadError|KeyboardInterrupt|"
+                                  r"SystemExit)\b")
+"""The exceptions a stop's teardown raises: asyncio's ``CancelledError`` of the cancelled request and pyzmq's
+``ZMQError`` of the abort sent on the closed socket (vllm#16807's chained tracebacks), vLLM's ``EngineDeadError`` poison
+pill (vllm#48745), and CPython's own for a stop: ``KeyboardInterrupt`` (the default SIGINT handler raises it, Python's
+signal module documentation) and ``SystemExit`` (``sys.exit`` from a handler)."""
 BLOCK_LINE = lazy_compile(r"^(?:\s|$)|^Traceback \(most recent call last\):|^future: <Task |" + CHAINED.pattern + "|"
                           + EXCEPTION_LINE.pattern)
 """A line of such a block after its head: the future's line, a traceback's lines, its exception line."""
@@ -91,7 +102,12 @@ class StopScan:
         """Lines left in the open leftover block (0: none open)."""
         self._ended = False
         """Whether the open block's exception line went by (only its indented rest or a chained exception is its)."""
+        self._current: list[int] = []
+        """The open block's lines so far."""
         self.lines: set[int] = set()
+        self.released: list[int] = []
+        """The lines the last :meth:`step` took back from :attr:`lines` (a block whose exception is not the
+        teardown's, module docstring): a reader that left them out reads them now, in order."""
 
     def step(self, n: int, text: str) -> bool:
         """Line ``n``: whether it is a leftover of a stop shown above (or the stop's own ``[shutdown]`` line)."""
@@ -101,18 +117,31 @@ class StopScan:
             if "death signal" not in text and "[shutdown]" not in text or not STOP_SHOWN.search(text):
                 return False
             self.stopped = True
+        self.released = []
         body = VLLM_PREFIX.sub("", text, count=1) if "pid=" in text or "[" in text else text
         if self._block and self._in_block(body):
+            if EXCEPTION_LINE.match(body) and not TEARDOWN_EXCEPTION.match(body):  # another failure: read the block
+                self.released = self._current
+                self.lines.difference_update(self._current)
+                self._block, self._ended, self._current = 0, False, []
+                return False
             self._block -= 1
+            self._current.append(n)
             self.lines.add(n)
             return True
-        self._block, self._ended = 0, False
+        self._block, self._ended, self._current = 0, False, []
         head = LEFTOVER_HEAD.search(text) is not None
         if head or "[shutdown]" in text and SHUTDOWN_STEP.search(text):
             self._block = BLOCK_MOST if head else 0
+            self._current = [n] if head else []
             self.lines.add(n)
             return True
         return False
+
+    @property
+    def block(self) -> list[int]:
+        """The open leftover block's lines so far (empty: none open)."""
+        return self._current
 
     def _in_block(self, body: str) -> bool:
         """Whether ``body`` (a line without vLLM's prefix) goes on the open block."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.ctx import CODE_START, RE_PLOG_HEAD, LineCtx
-from opsbrain.ingest.parsers.framework import CFG_ENV
+from opsbrain.ingest.parsers.framework import CFG_ENV, RE_VERSION_STATED
 from opsbrain.ingest.parsers.ts_errors import ts_timeout
 from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.lazyre import lazy_compile
@@ -304,6 +304,8 @@ def parse(ctx: LineCtx) -> bool:
             break
     if found and CFG_ENV.search(text):
         ctx.add("cfg:env", comp, 2, device=dev)  # a CANN error that names its environment cause ("init env failed")
+    if found and RE_VERSION_STATED.found(said):
+        ctx.add("cfg:version", comp, 2, device=dev)  # one that states a version mismatch (framework.RE_VERSION_STATED)
     if found and RE_ACLNN_CALL.search(text):
         ctx.add("op:aclnn", comp, 2, device=dev)  # the failed aclnn call that returned the code
     if found and RE_ACLOP_COMPILE.search(text):

@@ -301,6 +301,13 @@ cause of a graph-inference failure from analyze_fail.ir); the MS_OM_PATH variabl
 compiling graph error occurred". The network did not compile (``op:compile``): mindyolo#168 (yolov7's loss stacking
 tensors of different dtypes, the same loss fixed in mindyolo#219 by a cast) read nothing but this block (session 49,
 tester49h). Only the pointer with its ``See file`` form, not a sentence naming the file."""
+RE_VERSION_STATED = screened(r"\bversion.*(?:mismatch|not match|does not match|not compatible|incompatible|"
+                             r"not supported)|(?:mismatch|incompatible).*\bversion|requires? .*\bversion|"
+                             r"\bversion.*(?:too low|too old|lower than)|unsupported \w+ version", re.I)
+"""A line that states a version mismatch (``cfg:version``): read on any failing line, and on a CANN code's line too
+(:mod:`.cann`; session 50: the CANN troubleshooting case "operator library package version problem" prints ``E19999
+The opp version of the model does not match the current opp run package, Model is [6.4.T11.0.B300], opp run package is
+[7.0.T3.0.B107], try to convert the om again!``, which read only the inner-error code)."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_MS_INTERNAL, "fw:internal"),
     (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
@@ -314,10 +321,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
                 re.I),
      "mem:oom"),
     (RE_VENDOR_ATTR, "cfg:version"),
-    (screened(r"\bversion.*(?:mismatch|not match|does not match|not compatible|incompatible|not supported)|"
-                r"(?:mismatch|incompatible).*\bversion|requires? .*\bversion|\bversion.*(?:too low|too old|lower than)|"
-                r"unsupported \w+ version", re.I),
-     "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" (MindSpore) names none
+    (RE_VERSION_STATED, "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" names none
     (RE_TBE_INIT, "cfg:env"),  # TBE's start-up, not an operator's compile (cfgenv.RE_TBE_INIT)
     (CFG_ENV_TEXT, "cfg:env"),
     (RE_JOB_FILES, "cfg:env"),
