@@ -434,7 +434,8 @@ not read and says so at WARNING (``ImageFolder operator unsupported file found: 
 extension: .ipynb_checkpoints.``, ``ImageFolderOp::PrescanWorkerEntry``, mindspore/ccsrc/minddata/dataset/engine/
 datasetops/source/image_folder_op.cc); a folder left with nothing raises ``Invalid data, no valid data matching the
 dataset API ImageFolderDataset``, which keeps its reading (the same session: a diffusion notebook that trained to the
-end read config_error 0.41 from ``op:unsupported``). torch_npu's advice when ``torch.save`` is called with the legacy format,
+end read config_error 0.41 from ``op:unsupported``). torch_npu's advice when ``torch.save`` is called with the legacy
+format,
 ``('Warning: torch.save with "_use_new_zipfile_serialization = False" is not recommended for npu tensor, ...')``
 (Ascend/pytorch torch_npu/utils/serialization.py, ``save``: a warning, then the save goes on), printed by the
 serving engines' workers on every healthy run that pickles a tensor this way (vLLM and LMDeploy outputs shown in
