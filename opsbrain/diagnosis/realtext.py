@@ -36,7 +36,7 @@ from opsbrain.diagnosis.textmodel import (  # noqa: F401 - re-exported: the serv
     serving,
 )
 from opsbrain.fastre import fast_lines_with, fast_search
-from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE
+from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE, option_words_only
 from opsbrain.ingest.parsers.sigkill import OTHER_FAILURES_CUE, SELF_KILL_CUE, TRACEBACK_HEAD, KilledTracebackScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.recovered import RecoveredScan, recovery_cue
@@ -271,7 +271,8 @@ class TextView:
                 BENIGN.search(text) or SELF_FAILURE.search(text) or MARKDOWN_FENCE.match(text):
             return
         err = (len(self.errors) < self.limit and _has_error_word(text) is not None and not SETTING_LINE.match(text)
-               and not COUNTER_LINE.match(text) and not quiet_field(text, _has_error_word))
+               and not COUNTER_LINE.match(text) and not quiet_field(text, _has_error_word)
+               and not option_words_only(text, _has_error_word))
         if full and not err:
             return
         self._seen.add(text)

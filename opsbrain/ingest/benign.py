@@ -4,6 +4,7 @@ layer's parsers) and are left out of the text the fallback reads (:class:`opsbra
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from opsbrain.lazyre import lazy_compile
 
@@ -451,6 +452,27 @@ SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[[
 HCCL_EXEC_TIMEOUT=1836``, ``ASCEND_GLOBAL_LOG_LEVEL=3``, ``os.environ["HCCL_EXEC_TIMEOUT"] = "3600"``): the words
 of its name (``TIMEOUT``, ``ERROR``) are no error of the run's: no HCCL timeout (:mod:`opsbrain.ingest.parsers.hccl`)
 and no error line of the text fallback (:class:`opsbrain.diagnosis.realtext.TextView`)."""
+
+
+LONG_OPTION = lazy_compile(r"(?<![\w-])--[A-Za-z][\w-]*+")
+"""A command's long option name, ``--name`` (its ``=value`` or the next word is the value): GNU's long options (GNU C
+Library manual, "Program Argument Syntax Conventions", https://www.gnu.org/software/libc/manual/html_node/
+Argument-Syntax.html), as Python's argparse reads them."""
+
+
+def option_words_only(text: str, error_word: Callable[[str], object]) -> bool:
+    """Whether a line's error words are all in long option names (:data:`LONG_OPTION`): a launch command pasted with
+    the run, not a failure. ms-swift's ``--ignore_args_error`` ("Used for compatibility with Jupyter Notebook",
+    modelscope/ms-swift docs/source_en/Instruction/Command-line-parameters.md), Megatron's
+    ``--distributed-timeout-minutes`` (``help='Timeout minutes for torch.distributed.'``, NVIDIA/Megatron-LM
+    megatron/training/arguments.py ``_add_distributed_args``): ms-swift#8127's command of a healthy SFT on 16 NPUs
+    read framework_error 0.60 through the text fallback (session 50, tester50f). An error word outside the names
+    (``error: unrecognized arguments: --x``, ``invalid int value``) keeps the line failing. No error line of the
+    fallback (:class:`opsbrain.diagnosis.realtext.TextView`)."""
+    if "--" not in text:
+        return False
+    bare = LONG_OPTION.sub(" ", text)
+    return bare != text and error_word(bare) is None
 
 
 COUNTER_LINE = lazy_compile(r"^\s*[A-Za-z](?>[\w .()/-]*?(?:num|cnt|count|counts|total)\b)[\w .()/-]*+\s*:\s*"
