@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (a real traceback pasted as it was printed)
 """Session 50 (tester50c): a blind look at wrapped and cut-short tracebacks on Ascend projects. The wrappers read
 well (Ray's ``RayTaskError(OutOfMemoryError)``, vLLM's engine-dead and worker-failed wrappers with the inner error
 inlined); two misses were the distributed backend a job asked for that the install or the device does not have, which
@@ -44,11 +45,33 @@ def test_other_mentions_are_not_read(line: str) -> None:
     assert "cfg:env" not in [s.kind for s in parse_line(line)]
 
 
-@pytest.mark.parametrize("line", BACKEND_LINES[:2])
-def test_the_lines_read_as_a_configuration_error(tmp_path: Path, engine: Any, line: str) -> None:
+# DeepSpeed#7312 prints the exception, then the traceback of the same failure (as pasted, cut before its end)
+NCCL_EXCERPT = """RuntimeError: Distributed package doesn't have NCCL built in
+[2025-05-26 13:54:18,696] [INFO] [comm.py:637:init_distributed] cdb=None
+Traceback (most recent call last):
+  File "/home/gq/crossformer_qwen7b_llava/start_train.py", line 62, in <module>
+    start_train()
+  File "/home/gq/crossformer_qwen7b_llava/start_train.py", line 56, in start_train
+    train()
+  File "/home/gq/crossformer_qwen7b_llava/llava_qwen7b_module/llava/train/train.py", line 981, in train
+    model_args, data_args, training_args = parser.parse_args_into_dataclasses()
+  File "/usr/local/python3.10.13/lib/python3.10/site-packages/transformers/hf_argparser.py", line 338, in parse_args_into_dataclasses
+    obj = dtype(**inputs)
+  File "<string>", line 136, in __init__
+  File "/usr/local/python3.10.13/lib/python3.10/site-packages/transformers/training_args.py", line 1483, in __post_init__
+    and (self.device.type != "cuda")
+  File "/usr/local/python3.10.13/lib/python3.10/site-packages/transformers/training_args.py", line 1921, in device
+    return self._setup_devices
+  File "/usr/local/python3.10.13/lib/python3.10/site-packages/transformers/utils/generic.py", line 54, in __get__
+    cached = self.fget(obj)
+"""
+
+
+@pytest.mark.parametrize("text", [NCCL_EXCERPT, BACKEND_LINES[1] + "\n"])
+def test_the_lines_read_as_a_configuration_error(tmp_path: Path, engine: Any, text: str) -> None:
     from opsbrain.diagnosis.oneclick import diagnose_logs
 
     f = tmp_path / "train.log"
-    f.write_text(line + "\n")
+    f.write_text(text)
     d = diagnose_logs(str(f), engine)["diagnosis"]
     assert d["fault_class"] == "config_error"
