@@ -238,6 +238,19 @@ must be a dictionary with two fields, `type` and `factor`, got {...}``), so the 
 image test notes ("The old transformers version doesn't understand the new rope_scaling format"). Read only when the
 rejected dict names ``'rope_type'`` (the newer schema's key): without it the dict may simply be wrong. ``cfg:version``.
 Session 47, tester47i."""
+RE_DIST_BACKEND_ABSENT = screened(r"\bRuntimeError: Distributed package doesn't have (?:NCCL|XCCL) built in\b|"
+                                  r"\bValueError: Your assigned backend \S+ is not avaliable, please use \S")
+"""A job that asks torch.distributed for a collective backend the install or the device does not have. PyTorch's
+``RuntimeError: Distributed package doesn't have NCCL built in`` (torch/distributed/distributed_c10d.py,
+``_new_process_group_helper``: ``if not is_nccl_available(): raise RuntimeError(...)``, ``XCCL`` alike; torch_npu's
+copy of the helper keeps the check): an Ascend host runs the CPU build of torch beside torch_npu, which has no NCCL,
+so the job must ask for ``hccl`` (deepspeedai/DeepSpeed#7312, training on a Huawei NPU). accelerate's ``ValueError:
+Your assigned backend nccl is not avaliable, please use hccl`` (src/accelerate/state.py, ``PartialState.__init__``:
+the backend given differs from the one ``_prepare_backend`` picks for the device; older releases printed the braces
+unformatted, modelscope/ms-swift#1020 on NPU fine-tuning). The launch setting or the torch wheel, not the program:
+``cfg:env`` (both read framework_error from the bare exception before; session 50, tester50c). Only as the raised
+exception: a program's own message that it falls back to gloo, or the ``raise RuntimeError("...")`` source line a
+traceback echoes, are no failure."""
 RE_CMAKE_TOO_NEW = screened(r"\bCompatibility with CMake < \d+(?:\.\d+)* has been removed from CMake\b")
 """A build's CMake newer than the project's build files allow: CMake 4.0 removed compatibility with
 ``cmake_minimum_required`` below 3.5 and stops the configure step with ``CMake Error at <file>:<line>
