@@ -94,7 +94,9 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"extension: [^\n]{0,100}\.\s*$|"
                     r"Warning: torch\.save with \"_use_new_zipfile_serialization = False\" is not recommended for "
                     r"npu tensor|\bUserWarning: barrier\(\): using the device under current context\. You can "
-                    r"specify `device_id` in `init_process_group` to mute this warning\.")
+                    r"specify `device_id` in `init_process_group` to mute this warning\.|"
+                    r"\bCan not find (?:ccec_compiler|the tbe operator implementation|driver so|opp path) ?"
+                    r"\(need by mindspore-ascend\)\. Please check ")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -443,7 +445,17 @@ serving engines' workers on every healthy run that pickles a tensor this way (vL
 issues), and torch's ``UserWarning: barrier(): using the device under current context. You can specify `device_id`
 in `init_process_group` to mute this warning.`` (torch/distributed/distributed_c10d.py, ``barrier``: warned once,
 the barrier runs on the current device): a running sglang server on the main-cann9.0.0-910b image (sglang#28628,
-"can run") read framework_error 0.59 from the two through the text fallback (session 50, tester50b)."""
+"can run") read framework_error 0.59 from the two through the text fallback (session 50, tester50b). MindSpore's
+start-up environment check on Ascend (``AscendEnvChecker._check_env``,
+mindspore/python/mindspore/run_check/_check_version.py)
+warns ``Can not find the tbe operator implementation(need by mindspore-ascend). Please check whether the Environment
+Variable PYTHONPATH is set.`` (and ``ccec_compiler`` / PATH, ``driver so`` / LD_LIBRARY_PATH, ``opp path`` /
+ASCEND_OPP_PATH) when a fixed path string is not a substring of the variable: it checks the string, not the library,
+so an install that finds its operators another way warns at every start and runs (a third-party MindSpore project's
+notes on the warning: "影响: 无 ... 可以安全忽略", impact none, safe to ignore). Four notebooks of mindspore-courses/
+step_into_llm and orange-pi-mindspore whose runs trained to the end on Ascend read config_error 0.57-0.71 from it
+(session 50, tester50a's excerpts; the lead's reading). What is really missing fails later in its own words
+(``No module named 'te'``, ``libascend_hal.so: cannot open shared object file``), which keep their readings."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
