@@ -90,8 +90,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"signal receiving through the environment variable ASCEND_COREDUMP_SIGNAL=none, the process:\d+ "
                     r"will be killed\.|"
                     r"^\s*(?:[^\s:]{1,500}::\S{1,1000}\s)?XFAIL\b(?!.*\bXPASS)|"
-                    r"^\s*=+ (?:\d+ (?:passed|skipped|xfailed|xpassed|deselected|warnings?)(?:, |(?= in )))+ in "
-                    r"[\d.]+s(?: \(\d+:\d\d:\d\d\))? =+\s*$|"
+                    r"^\s*=+ (?:\d{1,9} (?:passed|skipped|xfailed|xpassed|deselected|warnings?)(?:, |(?= in ))){1,8}"
+                    r" in [\d.]+s(?: \(\d+:\d\d:\d\d\))? =+\s*$|"
                     r"\bCannot create tensor with interal format while allow_internel_format=False, tensor will be "
                     r"created with base format\.")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
