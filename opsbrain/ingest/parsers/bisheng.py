@@ -1,5 +1,6 @@
-"""Triton kernels that BiSheng failed to compile, as triton-ascend reports them (session 47, fix47c; kept out of
-:mod:`.framework`, which reads it in its ``TEXTS`` table as ``op:compile``, to keep that module under ~500 lines)."""
+"""Triton kernels that BiSheng failed to compile, as triton-ascend reports them (session 47, fix47c), and kernels the
+compiler itself crashed on (session 50, tester50g); kept out of :mod:`.framework`, which reads them in its ``TEXTS``
+table as ``op:compile``, to keep that module under ~500 lines."""
 
 from __future__ import annotations
 
@@ -23,3 +24,17 @@ graph's ``build graph failed`` does. Lines: Ascend/pytorch#102 (torch_npu induct
 ``ub overflow, requires 1966848 bits while 1572864 bits avaliable!``), triton-lang/triton-ascend#302 (CANN 8.5.0
 ``tools/bishengir/bin/bishengir-compile``; its title spells ``available``), modelscope/mcore-bridge#188 (``Failed to run
 BiShengIR pipeline``). Not any other ``CalledProcessError`` (the command is another program's)."""
+
+RE_LLVM_BACKEND_FATAL = screened(r"\bfatal error: error in backend: \S|\bfrontend command failed with exit code 70\b")
+"""A kernel the compiler crashed on. BiSheng (the CANN compiler of Ascend C kernels) is built on clang/LLVM: a fatal
+error inside LLVM (an instruction selection that cannot lower an operation, ``Cannot select: i64 = fp_to_uint``) is
+reported by clang's handler as the fatal diagnostic ``error in backend: %0`` (llvm/llvm-project
+clang/include/clang/Basic/DiagnosticFrontendKinds.td, ``err_fe_error_backend``, ``DefaultFatal``: printed ``fatal
+error: error in backend: ...``), after which the frontend exits with status 70, "an internal software error"
+(clang/tools/driver/cc1_main.cpp, ``LLVMErrorHandler``: ``exit(GenCrashDiag ? 70 : 1)``), which the driver reports as
+``<driver>: error: clang frontend command failed with exit code 70`` (DiagnosticDriverKinds.td,
+``err_drv_command_failed``). hicann/shmem!412 (@0bd9f7dc): ``bisheng: error: clang frontend command failed with exit
+code 70`` after ``fatal error: error in backend: Cannot select: i64 = fp_to_uint`` in a device template that cast a
+float, fixed in the code. The kernel failed to compile (``op:compile``), whatever the compiler's message; it read
+config_error 0.56 through the text fallback. Not a frontend that failed with another code (exit 1 is an ordinary
+compile error, whose own lines say which)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from opsbrain.ingest.parsers.atb import RE_ATB_SETUP, RE_ATB_SETUP_CODE, atb_setup_kind  # noqa: F401 (in _ANY)
-from opsbrain.ingest.parsers.bisheng import RE_BISHENG_COMPILE
+from opsbrain.ingest.parsers.bisheng import RE_BISHENG_COMPILE, RE_LLVM_BACKEND_FATAL
 from opsbrain.ingest.parsers.cfgenv import (  # noqa: F401 (CFG_SETTING, RE_LEVEL_TAG, RE_PARALLEL_LAYOUT re-exported)
     CFG_ENV,
     CFG_ENV_TEXT,
@@ -384,6 +384,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_CANN_GRAPH_CALL, "op:compile"),
     (RE_MS_ANALYZE_FAIL, "op:compile"),
     (RE_BISHENG_COMPILE, "op:compile"),
+    (RE_LLVM_BACKEND_FATAL, "op:compile"),
     # the aclnn engine's own launch / run failure lines name the operator (hicann/opbase src/nnopbase, session 38)
     (screened(r"aclnn.*(?:fail|error)|(?:fail|error).*aclnn|\blaunch failed for \w+, errno:|"
               r"\bKernel Run failed\. opType:", re.I), "op:aclnn"),
