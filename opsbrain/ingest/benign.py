@@ -463,7 +463,8 @@ so an install that finds its operators another way warns at every start and runs
 notes on the warning: "影响: 无 ... 可以安全忽略", impact none, safe to ignore). Four notebooks of mindspore-courses/
 step_into_llm and orange-pi-mindspore whose runs trained to the end on Ascend read config_error 0.57-0.71 from it
 (session 50, tester50a's excerpts; the lead's reading). What is really missing fails later in its own words
-(``No module named 'te'``, ``libascend_hal.so: cannot open shared object file``), which keep their readings. Session 50 (tester50g): asys's notice before a live stack export, ``This command
+(``No module named 'te'``, ``libascend_hal.so: cannot open shared object file``), which keep their readings.
+Session 50 (tester50g): asys's notice before a live stack export, ``This command
 sends signal 35 to the process:<pid>. If the process is executed to disable signal receiving through the environment
 variable ASCEND_COREDUMP_SIGNAL=none, the process:<pid> will be killed.``, logged at WARNING at every ``asys collect
 -r=stacktrace --remote=<pid>`` before the export starts (hicann/oam-tools @ea0ce91e
