@@ -197,6 +197,32 @@ def _bare(name: str, value: str) -> tuple[str, str]:
     return name, value
 
 
+RE_BLOCK_KEY = lazy_compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\s*:\s*$")
+"""A metrics printout's key that opens a nested block: one snake_case identifier of two words or more, a colon, and no
+value on the line (the block's lines follow, indented)."""
+KEY_NOUNS = ERROR_NOUNS | {"mismatch", "mismatches"}
+"""The error words a block key may hold as a noun that qualifies what the block measures (``mismatch_ratios``)."""
+
+
+def quiet_block_key(text: str, error_word: Callable[[str], object]) -> bool:
+    """Whether a line is a metrics block's key (:data:`RE_BLOCK_KEY`) whose every error word is a noun
+    (:data:`KEY_NOUNS`) followed by the quantity it qualifies, not a word that describes an error
+    (:data:`DESCRIBES_ERROR`): the heading of measurements (``mismatch_ratios_by_channel_threshold:``,
+    ``error_rates:``), not of errors (``errors:``, ``failure_reasons:``, ``failed_requests:`` stay failing lines).
+    vllm-omni's pixel accuracy check prints the key before the share of pixels and channels above each tolerance
+    (vllm-project/vllm-omni @1d05e396 tests/e2e/accuracy/helpers.py ``assert_images_pixel_close``: ``print("
+    mismatch_ratios_by_channel_threshold:")``; its docstring: "The printed mismatch ratios are diagnostics only"), and
+    a passing run's test result in vllm-project/vllm-omni#6350 quotes it; its one error word read config_error 0.49
+    through the text fallback (session 50, tester50i). The block's own lines are read as any other."""
+    m = RE_BLOCK_KEY.match(text)
+    if m is None:
+        return False
+    words = m["name"].lower().split("_")
+    hits = [i for i, w in enumerate(words) if error_word(w) is not None]
+    return bool(hits) and all(words[i] in KEY_NOUNS and i + 1 < len(words) and words[i + 1] not in DESCRIBES_ERROR
+                              for i in hits)
+
+
 def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     """Whether a line is a readout's ``Field Name: value`` (:data:`RE_NAMED_FIELD`) whose error word is in the field's
     name only and whose value states no failure, or whose value says no error is there (:data:`NO_ERRORS`): a state
@@ -214,7 +240,7 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     Type`` and ``Error Information Handle`` (dmidecode.c ``dmi_memory_array_error_handle``: ``Not Provided``, ``No
     Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
     reference specification (DMTF DSP0134) defines the fields."""
-    if quiet_progress(text, error_word) or quiet_metric_list(text, error_word):
+    if quiet_progress(text, error_word) or quiet_metric_list(text, error_word) or quiet_block_key(text, error_word):
         return True
     m = RE_NAMED_FIELD.match(text)
     if m is None:
