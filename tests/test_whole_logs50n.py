@@ -31,8 +31,8 @@ WATCHDOG_LE = ("[W1009 03:41:43.594398300 ProcessGroupHCCL.cpp:1294] Warning: Th
 # the same constructor's other branch (Ascend/pytorch @9e73e708 ProcessGroupHCCL.cpp), as TORCH_NPU_WARN prints it
 WATCHDOG_ZERO = ("[W1009 03:41:43.594398300 ProcessGroupHCCL.cpp:1299] Warning: The HCCL execution timeout was set to "
                  "0(never timeout), so it is bigger than watchdog timeout 90000ms which is set by init_process_group! "
-                 "The plog may not be recorded. You can disable watchdog by 'export TORCH_HCCL_ASYNC_ERROR_HANDLING=0'. "
-                 "(function ProcessGroupHCCL)")
+                 "The plog may not be recorded. You can disable watchdog by "
+                 "'export TORCH_HCCL_ASYNC_ERROR_HANDLING=0'. (function ProcessGroupHCCL)")
 # a collective that did time out keeps its reading (tests/test_ingest_real*.py: c10d's watchdog form)
 WATCHDOG_CAUGHT = ("[Rank 3] Watchdog caught collective operation timeout: WorkHCCL(SeqNum=2, OpType=ALLREDUCE, "
                    "Timeout(ms)=1800000) ran for 1800340 milliseconds before timing out.")

@@ -197,7 +197,8 @@ three ranks' copies). Its later releases word it ``The watchdog timeout 90000ms(
 less than or equal to HCCL execution timeout 1836000ms! The plog may not be recorded.`` and, for an execution timeout
 of 0, ``The HCCL execution timeout was set to 0(never timeout), so it is bigger than watchdog timeout ...``
 (Ascend/pytorch@9e73e708, the same constructor; session 50, tester50n: a passing 8-rank HCCL smoke test committed in
-chiro2001/deepseek-v4.1-flash-ascend910B, every rank ``hccl_ok``, read collective_timeout_sw 0.69). MindIE's ``CheckLogEnv`` prints ``The old environment variable MINDIE_LLM_LOG_LEVEL will be
+chiro2001/deepseek-v4.1-flash-ascend910B, every rank ``hccl_ok``, read collective_timeout_sw 0.69).
+MindIE's ``CheckLogEnv`` prints ``The old environment variable MINDIE_LLM_LOG_LEVEL will be
 deprecated on 2025/12/31. Please use the new environment variable MINDIE_LOG_LEVEL as soon as possible.`` for each
 old log variable that is set (MindIE-LLM log_config.cpp; the renaming: MindIE-LLM
 docs/zh/user_guide/user_manual/logging_configuration.md): a notice, no missing variable (a mindieservice_daemon
@@ -474,8 +475,8 @@ a LOG(WARNING) of ``ColocationGraph::GetSoftDeviceCandidates`` after soft placem
 (tensorflow core/common_runtime/colocation_graph.cc; a placement that finds none raises ``Could not satisfy explicit
 device specification`` / ``No OpKernel was registered``, which keep their readings); and the ``Instructions for
 updating:`` line of ``disable_resource_variables`` (``@deprecation.deprecated(None, "non-resource variables are not
-supported in the long term")``, tensorflow python/ops/variable_scope.py, printed by ``tf.compat.v1.disable_v2_behavior``),
-read only as the whole line."""
+supported in the long term")``, tensorflow python/ops/variable_scope.py, printed by
+``tf.compat.v1.disable_v2_behavior``), read only as the whole line."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
