@@ -28,6 +28,9 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\bMethods [\w,]+ not implemented in <[\w.]+ object at 0x[0-9a-fA-F]+>|"
                     r"The HCCL execution timeout \d+ms is bigger than watchdog timeout \d+ms which is set by "
                     r"init_process_group! The plog may not be recorded\.|"
+                    r"The watchdog timeout \d+ms\(which is set by init_process_group\) is less than or equal to HCCL "
+                    r"execution timeout \d+ms! The plog may not be recorded\.|"
+                    r"The HCCL execution timeout was set to 0\(never timeout\), so it is bigger than watchdog timeout|"
                     r"The old environment variable \w+ will be deprecated on [\d/]+\. Please use the new environment "
                     r"variable \w+ as soon as possible\.|"
                     r"The environment variable HOST_IP is deprecated and ignored, as it is often used by Docker and "
@@ -104,7 +107,10 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"^\s*=+ (?:\d{1,9} (?:passed|skipped|xfailed|xpassed|deselected|warnings?)(?:, |(?= in ))){1,8}"
                     r" in [\d.]+s(?: \(\d+:\d\d:\d\d\))? =+\s*$|"
                     r"\bCannot create tensor with interal format while allow_internel_format=False, tensor will be "
-                    r"created with base format\.")
+                    r"created with base format\.|"
+                    r"Failed to place the graph without changing the devices of some resources\. Some of the "
+                    r"operations \(that had to be colocated with resource generating operations\) are not supported|"
+                    r"^\s*non-resource variables are not supported in the long term\s*$")
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -195,7 +201,12 @@ HCCL execution timeout 1800000ms is bigger than watchdog timeout 300000ms which 
 plog may not be recorded.`` (Ascend/pytorch torch_npu/csrc/distributed/ProcessGroupHCCL.cpp, TORCH_NPU_WARN in
 ``ProcessGroupHCCL::ProcessGroupHCCL``): two settings compared, no collective that timed out (a MindIE 2.0.T3.1
 start, https://www.hiascend.com/forum/thread-0275180660620754100-1-1.html, read collective_timeout_sw 0.58 from
-three ranks' copies). MindIE's ``CheckLogEnv`` prints ``The old environment variable MINDIE_LLM_LOG_LEVEL will be
+three ranks' copies). Its later releases word it ``The watchdog timeout 90000ms(which is set by init_process_group) is
+less than or equal to HCCL execution timeout 1836000ms! The plog may not be recorded.`` and, for an execution timeout
+of 0, ``The HCCL execution timeout was set to 0(never timeout), so it is bigger than watchdog timeout ...``
+(Ascend/pytorch@9e73e708, the same constructor; session 50, tester50n: a passing 8-rank HCCL smoke test committed in
+chiro2001/deepseek-v4.1-flash-ascend910B, every rank ``hccl_ok``, read collective_timeout_sw 0.69).
+MindIE's ``CheckLogEnv`` prints ``The old environment variable MINDIE_LLM_LOG_LEVEL will be
 deprecated on 2025/12/31. Please use the new environment variable MINDIE_LOG_LEVEL as soon as possible.`` for each
 old log variable that is set (MindIE-LLM log_config.cpp; the renaming: MindIE-LLM
 docs/zh/user_guide/user_manual/logging_configuration.md): a notice, no missing variable (a mindieservice_daemon
@@ -486,7 +497,17 @@ False``), ``empty_with_format`` takes the base format instead and warns once (As
 torch_npu/csrc/aten/common/TensorFactories.cpp, ``TORCH_WARN_ONCE`` before ``empty_with_format``; the warning names
 the file, ``Triggered internally at ../torch_npu/csrc/aten/common/TensorFactories.cpp:340``): the tensor is made, in
 another layout. pytest's ``-v`` output can print it after a test's id, where no level heads the line: the catlass run
-above does, and its test passed."""
+above does, and its test passed.
+Two TensorFlow 1.x notices of a graph that runs (session 50, tester50n, whole ModelZoo-TensorFlow logs read
+framework_error 0.64 from them as ``op:unsupported``): the placer's ``W .../colocation_graph.cc:983] Failed to place
+the graph without changing the devices of some resources. Some of the operations (that had to be colocated with
+resource generating operations) are not supported on the resources' devices. Current candidate devices are [...]``,
+a LOG(WARNING) of ``ColocationGraph::GetSoftDeviceCandidates`` after soft placement found devices for the group
+(tensorflow core/common_runtime/colocation_graph.cc; a placement that finds none raises ``Could not satisfy explicit
+device specification`` / ``No OpKernel was registered``, which keep their readings); and the ``Instructions for
+updating:`` line of ``disable_resource_variables`` (``@deprecation.deprecated(None, "non-resource variables are not
+supported in the long term")``, tensorflow python/ops/variable_scope.py, printed by
+``tf.compat.v1.disable_v2_behavior``), read only as the whole line."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
