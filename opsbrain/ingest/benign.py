@@ -32,6 +32,8 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"The environment variable HOST_IP is deprecated and ignored, as it is often used by Docker and "
                     r"other software to ?interact with the container's network stack\.|"
                     r"Device do not support double dtype now, dtype cast rep(?:la|al)ce with float\.|"
+                    r"Warning: torch\.save with \"_use_new_zipfile_serialization = False\" is not recommended for npu "
+                    r"tensor, which may bring unexpected errors|"
                     r"device_hot_reset\.sh: line \d+: echo: write error: No such device\s*$|"
                     r"^\s*Error Correction Type: (?:Other|Unknown|None|Parity|Single-bit ECC|Multi-bit ECC|CRC)\s*$|"
                     r"^\s*(?:Host|Media) SNR Lane\d+\s*:\s*not supported\s*$|"
@@ -184,7 +186,12 @@ start, https://www.hiascend.com/forum/thread-02166212303760696077-1-1.html, read
 ``Device do not support double dtype now, dtype cast repalce with float.`` (TORCH_NPU_WARN_ONCE where a tensor is
 cast to double; the cast is made to float and the call goes on; later releases spell it "replace"), as
 transfer_to_npu's DoubleTensor notice above (a CSDN note on a 310B1,
-https://blog.csdn.net/qq_65562738/article/details/145454887: framework_error 0.43 from the text model). The driver
+https://blog.csdn.net/qq_65562738/article/details/145454887: framework_error 0.43 from the text model). torch_npu's
+``('Warning: torch.save with "_use_new_zipfile_serialization = False" is not recommended for npu tensor, which may bring
+unexpected errors ...', 'if it is necessary to use this, ...')`` on every legacy-format save (Ascend/pytorch
+torch_npu/utils/serialization.py ``save`` @b7dbf37e: a warning, the save goes on; healthy vLLM-Ascend and verl runs
+print it each time weights are synced: verl-ascend-recipe's 100-step 910B3 log, session 50, tester50d, where it was
+one of the three lines a healthy log's text fallback read as config_error 0.48). The driver
 package's hot-reset step, ``/usr/local/Ascend/driver/script/device_hot_reset.sh: line 269: echo: write error: No
 such device``, within the output Huawei Cloud's CCE FAQ shows for a successful upgrade ("若回显结果如下，则说明升级
 成功", https://support.huaweicloud.com/cce_faq/cce_faq_00494.md; it read drv:api_error, driver_firmware_error 0.59):
