@@ -63,14 +63,18 @@ excerpt, b39b-04, read framework_error 0.43 where bare it read driver_firmware_e
 _TAGS = r"^\s*(?:\[(?!(?:ERROR|ERR|FATAL|CRITICAL|WARN)\b)[^\]\[]{1,40}\]:?\s*){0,3}"
 """Up to three bracketed tags before a line's bracketed level, none of them a level: a component and a time
 (the CANN installers' ``[Runtime] [2022-11-30 00:22:53] [INFO]: ...``, /var/log/ascend_seclog/ascend_install.log)."""
+_RANK_HEAD = r"(?:\[Rank \d+ \| Local Rank \d+\] )?"
+"""MindSpeed's head before Python logging's time and level (``[Rank {RANK} | Local Rank {LOCAL_RANK}] %(asctime)s
+%(levelname)s [%(name)s:%(lineno)d] => %(message)s``, Ascend/MindSpeed mindspeed/log_config.py @030ccc9c; verl on
+Ascend with MindSpeed prints it: verl-ascend-recipe's 100-step log, session 50, tester50d)."""
 BELOW_WARNING = lazy_compile(_TAGS + r"\[(?:INFO|DEBUG|TRACE|EVENT)\]|^\s*(?:INFO|DEBUG|TRACE)\b|\[(?:INFO|DEBUG)\]\s*$"
                            r"|\b(?:INFO|DEBUG)\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
-                           r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:INFO|DEBUG)\b")
+                           r"|^" + _RANK_HEAD + r"\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:INFO|DEBUG)\b")
 """A line (or the head a paste put before it) stated at INFO / DEBUG level: a plog's ``[INFO] RUNTIME(...)``, vLLM's
 ``INFO 05-01 10:11:12 [file:line]``, Python logging's ``2024-05-01 10:11:12,345 INFO``: a start-up's record around
 the failure, not the failure's words."""
 WARNING_STATED = lazy_compile(_TAGS + r"\[WARN(?:ING)?\]|^\s*WARN(?:ING)?\b|\bWARN(?:ING)?\s+\d\d-\d\d \d\d:\d\d:\d\d\b"
-                            r"|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$"
+                            r"|^" + _RANK_HEAD + r"\d{4}-\d\d-\d\d[ T][\d:.,]+\s+WARN(?:ING)?\b|\[WARN(?:ING)?\]\s*$"
                             r"|^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}: W \S+:\d+\] "
                             r"|" + _TAGS + r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - WARN(?:ING)? - "
                             r"|^\s*(?:\[rank\d+\]:)?\[W(?:\d{3,4} [\d:.]++)?\s*[\w.-]+:\d+\]"
@@ -108,7 +112,8 @@ ERROR_WORDS = lazy_compile(
     r"|unreachable", re.I)
 FAILURE_STATED = lazy_compile(
     _TAGS + r"\[(?:ERROR|ERR|FATAL|CRITICAL)\]|^\s*(?:ERROR|FATAL|CRITICAL)\b"
-    r"|\b(?:ERROR|CRITICAL)\s+\d\d-\d\d \d\d:\d\d:\d\d\b|^\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:ERROR|CRITICAL|FATAL)\b"
+    r"|\b(?:ERROR|CRITICAL)\s+\d\d-\d\d \d\d:\d\d:\d\d\b|^" + _RANK_HEAD
+    + r"\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:ERROR|CRITICAL|FATAL)\b"
     r"|\s-\s(?:ERROR|CRITICAL)\s-\s|\[(?:ERROR|FATAL)\]\s*$|^\s*\[[EF]\d{3,4} [\d:.]+\s*[\w.-]+:\d+\]"
     r"|^[EF]\d{4} \d\d:\d\d:\d\d"
     r"|Traceback \(most recent call last\)|\b(?:[A-Z]\w*)?(?:Error|Exception)\b: |Exception raised from "

@@ -214,7 +214,11 @@ start, https://www.hiascend.com/forum/thread-02166212303760696077-1-1.html, read
 ``Device do not support double dtype now, dtype cast repalce with float.`` (TORCH_NPU_WARN_ONCE where a tensor is
 cast to double; the cast is made to float and the call goes on; later releases spell it "replace"), as
 transfer_to_npu's DoubleTensor notice above (a CSDN note on a 310B1,
-https://blog.csdn.net/qq_65562738/article/details/145454887: framework_error 0.43 from the text model). The driver
+https://blog.csdn.net/qq_65562738/article/details/145454887: framework_error 0.43 from the text model). torch_npu's
+legacy ``torch.save`` warning (its alternative is tester50b's, below) is also printed by healthy verl runs each time
+weights are synced: verl-ascend-recipe's 100-step 910B3 log (session 50, tester50d), where it was one of the three
+lines a healthy log's text fallback read as config_error 0.48 (Ascend/pytorch torch_npu/utils/serialization.py
+``save`` @b7dbf37e). The driver
 package's hot-reset step, ``/usr/local/Ascend/driver/script/device_hot_reset.sh: line 269: echo: write error: No
 such device``, within the output Huawei Cloud's CCE FAQ shows for a successful upgrade ("若回显结果如下，则说明升级
 成功", https://support.huaweicloud.com/cce_faq/cce_faq_00494.md; it read drv:api_error, driver_firmware_error 0.59):

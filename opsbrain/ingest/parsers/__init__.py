@@ -145,11 +145,20 @@ def _parsers_may(text: str) -> bool:
     return ("[ascend]" in low and "[error]" in low) or "Traceback (most recent call last)" in text
 
 
-ADVICE = lazy_compile(r"(?:^|[\s\]:])(?:Possible Cause|Solution)\s*:\s")
+ADVICE = lazy_compile(r"(?:^|[\s\]:])(?:Possible Cause|Solution)\s*:\s|There are some potential root causes\. \(1\) ")
 """Where a CANN error's canned advice starts (``EI0002: The wait execution ... times out.`` then ``Possible Cause:
 1. ... 4. Packet loss ...`` and ``Solution: ...``): the ``suggestion`` fields of the error-code table (hicann/runtime
 src/dfx/error_manager/error_code.json), the same text for every occurrence of the code. They list causes that may
-apply, not what happened, so a line is read up to them (the code itself says all they say)."""
+apply, not what happened, so a line is read up to them (the code itself says all they say). Ray's likewise: every
+worker whose connection to the raylet closed is reported with ``Worker unexpectedly exits with a connection error code
+2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high
+memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected
+errors.`` (ray-project/ray src/ray/raylet/node_manager.cc ``HandleClientConnectionError`` @a3d430a6; Ray's "Debugging
+Memory Issues" page: the message "indicates the worker is killed unexpectedly", dmesg tells whether the OOM killer did
+it), in the raylet's ``A worker died or was killed ...`` line and the ``The actor is dead because its worker process
+has died`` of ActorDiedError. Session 50 (tester50d): that list read as an OOM (npu_oom 0.67) for any worker death;
+what the raylet's memory monitor did kill it says in its own words (``Workers (tasks / actors) killed due to memory
+pressure (OOM)``, ``OutOfMemoryError``), still read."""
 
 
 DEBUG_ADVICE = lazy_compile(r"If you want to get the accurate stacktrace, plea[sc]e set the environment variable "
