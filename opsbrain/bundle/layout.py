@@ -164,6 +164,11 @@ SOURCE_OF_KIND = {MESSAGES: "syslog", DMESG: "syslog", VMCORE: "syslog", SYSMON:
 
 _DL = r"(?:dl_log|mindx-dl)"
 _PLOG = re.compile(r"(?:^|/)plog-(\d+)_(\d+)\.log$")
+_PLOG_NO_PID = re.compile(r"(?:^|/)plog/plog_\d{17}\.log$")
+"""A plog named by its stamp alone, ``$HOME/ascend/log/plog/plog_<stamp>.log`` (the host log path in Ascend's ModelZoo
+training scripts, Ascend/ModelZoo-TensorFlow@a2c3332a6 ``.../SPADE_ID0944_for_TensorFlow/test/train_performance_1p.sh``;
+one in msaicerr's 2020 test input, hicann/oam-tools@ea0ce91e): CANN lines of a pid its name does not give, read as
+:data:`HOST_SLOG` (session 50, before an unknown file)."""
 _CANN_DEVICE = re.compile(r"^(?!(?:.*/)?(?:dev-os-\d+|slog)/)(?:.*/)?"
                           r"(?:process_log/(?:.+/)?|(?:debug|run|security|ascend/log)/device-\d+/)device-(\d+)_(\d+)\.log$")
 """A host process's CANN device log; not below ``dev-os-<N>`` (msnpureport's export of the device's own slog, also
@@ -180,6 +185,9 @@ _DEVICE_SIDE: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the device each line names (``device_id=4``)
     (DEVICE_OS, re.compile(r"(?:^|/)slog/(?:debug|run|security)/(?:device-os|event|device-app-\d+)/[^/]+\.log$")),
     (DEVICE_OS, re.compile(r"(?:^|/)device-(\d+)/device-\1_\d+\.log$")),  # slog/dev-os-3/device-0/device-0_<stamp>
+    # CANN 20.x's /var/log/npu/slog/device-os-<id>/device-os-<id>_<stamp>.log: the Ctrl CPU's log of device OS <id>
+    # (Huawei support EDOC1100164819, "Log Processing Mechanism"; session 50, before an unknown file)
+    (DEVICE_OS, re.compile(r"(?:^|/)device-os-(\d+)/device-os-\1_\d+\.log$")),
     # a device OS log out of its directory, its device unknown (ascend-fd's kg_parse test input holds one so)
     (DEVICE_OS, re.compile(r"(?:^|/)device-os_\d+\.log$")),
     (HOST_KERNEL, re.compile(r"(?:^|/)slog/host/[^/]+\.log$")),
@@ -338,6 +346,8 @@ def _classify(rel: str) -> FileKind | None:
         return FileKind(MANIFEST_KIND)
     if m := _PLOG.search(rel):
         return FileKind(PLOG, _cann_worker(rel), pid=int(m.group(1)))
+    if _PLOG_NO_PID.search(rel):
+        return FileKind(HOST_SLOG, _cann_worker(rel))
     if m := _CANN_DEVICE.search(rel):
         return FileKind(CANN_DEVICE, _cann_worker(rel), pid=int(m.group(1)))
     if m := PATH_DEVICE_LOG.search(rel):  # <ASCEND_PROCESS_LOG_PATH>/device-<N>/ (CANN 5.0; session 42)

@@ -415,15 +415,16 @@ def natural_key(s: str) -> list[tuple[int, int | str]]:
     return [(0, int(x)) if x.isdigit() else (1, x) for x in re.split(r"(\d+)", s) if x]
 
 
-_DEVICE_LOG_DIR = lazy_compile(r"(?:^|/)(?:hisi_logs/device-|slog/dev-os-|slog/device-|"
+_DEVICE_LOG_DIR = lazy_compile(r"(?:^|/)(?:hisi_logs/device-|slog/dev-os-|slog/device-(?:os-)?|"
                              r"(?:debug|run|security|ascend/log)/device-)(\d+)/")
 """Directories that hold one device's own logs: its black-box dumps and exception history
 (``hisi_logs/device-<N>/``), msnpureport's export of its slog (``slog/dev-os-<N>/``), the device side's slog of its
 non-Ctrl CPUs (``slog/debug/device-<N>/device-<N>_<stamp>.log``, CANN log reference logreference_0003; without the
 level folder, ``slog/device-<N>/``, as HDK 23.0.RC3's export lays it out below ``dev-os-<N>``, MindCluster FaultDiag
-guide "Device侧日志", mindxdlFDUG027: session 43) and a host process's CANN device log
-(``{debug,run,security}/device-<N>/device-<pid>_<stamp>.log``, CANN 5.0's ``ascend/log/device-<N>/``: session 41; the
-AI CPU's lines of device N)."""
+guide "Device侧日志", mindxdlFDUG027: session 43), CANN 20.x's host copy of the Ctrl CPU's log
+(``/var/log/npu/slog/device-os-<N>/device-os-<N>_<stamp>.log``, Huawei support EDOC1100164819: session 50) and a host
+process's CANN device log (``{debug,run,security}/device-<N>/device-<pid>_<stamp>.log``, CANN 5.0's
+``ascend/log/device-<N>/``: session 41; the AI CPU's lines of device N)."""
 
 
 def device_dir(path: str | None) -> int | None:
