@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from opsbrain.ingest.benign import BENIGN
 from opsbrain.ingest.text import ingest_text
+from tests.textviews import view_of
 
 # LLVM's raw_fd_ostream reports a write it could not finish through report_fatal_error("IO failure on output stream:
 # " + the errno's message, gen_crash_diag=false) (llvm/llvm-project llvm/lib/Support/raw_ostream.cpp,
@@ -33,3 +35,21 @@ def test_the_disk_full_words_keep_their_reading() -> None:
 
 def test_a_backend_crash_still_reads_op_compile() -> None:
     assert kinds("fatal error: error in backend: Cannot select: i64 = fp_to_uint") == ["op:compile"]
+
+
+# pytest's closing summary under -q: summary_stats writes the same counts without the "=" separators when the
+# verbosity is below 0 (pytest src/_pytest/terminal.py, TerminalReporter.summary_stats: ``display_sep =
+# self.verbosity >= 0``, else ``self.write_line(msg)``); the lines below are in that documented format.
+@pytest.mark.parametrize("line", [
+    "19 passed, 1 xfailed in 9.63s",
+    "147 passed, 2 skipped, 1 xfailed in 633.84s (0:10:33)",
+])
+def test_a_quiet_pytest_summary_without_failures_is_no_failing_line(line: str) -> None:
+    assert BENIGN.search(line)
+    assert view_of(line).failing == 0
+
+
+@pytest.mark.parametrize("line", ["1 failed, 18 passed, 1 xfailed in 9.63s", "18 passed, 1 error in 3.10s"])
+def test_a_quiet_pytest_summary_with_failures_still_counts(line: str) -> None:
+    assert not BENIGN.search(line)
+    assert view_of(line).failing == 1
