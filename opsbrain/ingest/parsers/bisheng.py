@@ -25,7 +25,8 @@ graph's ``build graph failed`` does. Lines: Ascend/pytorch#102 (torch_npu induct
 ``tools/bishengir/bin/bishengir-compile``; its title spells ``available``), modelscope/mcore-bridge#188 (``Failed to run
 BiShengIR pipeline``). Not any other ``CalledProcessError`` (the command is another program's)."""
 
-RE_LLVM_BACKEND_FATAL = screened(r"\bfatal error: error in backend: (?!IO failure on output stream\b)\S|\bfrontend command failed with exit code 70\b")
+RE_LLVM_BACKEND_FATAL = screened(r"\bfatal error: error in backend: (?!IO failure on output stream\b)\S|"
+                                 r"\bfrontend command failed with exit code 70\b")
 """A kernel the compiler crashed on. BiSheng (the CANN compiler of Ascend C kernels) is built on clang/LLVM: a fatal
 error inside LLVM (an instruction selection that cannot lower an operation, ``Cannot select: i64 = fp_to_uint``) is
 reported by clang's handler as the fatal diagnostic ``error in backend: %0`` (llvm/llvm-project
