@@ -25,7 +25,8 @@ graph's ``build graph failed`` does. Lines: Ascend/pytorch#102 (torch_npu induct
 ``tools/bishengir/bin/bishengir-compile``; its title spells ``available``), modelscope/mcore-bridge#188 (``Failed to run
 BiShengIR pipeline``). Not any other ``CalledProcessError`` (the command is another program's)."""
 
-RE_LLVM_BACKEND_FATAL = screened(r"\bfatal error: error in backend: \S|\bfrontend command failed with exit code 70\b")
+RE_LLVM_BACKEND_FATAL = screened(r"\bfatal error: error in backend: (?!IO failure on output stream\b)\S|"
+                                 r"\bfrontend command failed with exit code 70\b")
 """A kernel the compiler crashed on. BiSheng (the CANN compiler of Ascend C kernels) is built on clang/LLVM: a fatal
 error inside LLVM (an instruction selection that cannot lower an operation, ``Cannot select: i64 = fp_to_uint``) is
 reported by clang's handler as the fatal diagnostic ``error in backend: %0`` (llvm/llvm-project
@@ -37,4 +38,8 @@ error: error in backend: ...``), after which the frontend exits with status 70, 
 code 70`` after ``fatal error: error in backend: Cannot select: i64 = fp_to_uint`` in a device template that cast a
 float, fixed in the code. The kernel failed to compile (``op:compile``), whatever the compiler's message; it read
 config_error 0.56 through the text fallback. Not a frontend that failed with another code (exit 1 is an ordinary
-compile error, whose own lines say which)."""
+compile error, whose own lines say which). Not LLVM's ``IO failure on output stream: <errno message>`` (or, older,
+``IO failure on output stream.``), which clang prints with the same words: ``raw_fd_ostream``'s destructor reports a
+write it could not finish (llvm/llvm-project llvm/lib/Support/raw_ostream.cpp, ``report_fatal_error(... ,
+/*gen_crash_diag=*/false)``, so the frontend exits with 1): a full disk (alisw/alidist#1953, google/fuzzbench#1091,
+android-rpi/device_brcm_rpi3#74 "ran out of hdd space"), not a kernel the compiler could not lower (review50)."""
