@@ -98,7 +98,7 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"Warning: torch\.save with \"_use_new_zipfile_serialization = False\" is not recommended for "
                     r"npu tensor|\bUserWarning: barrier\(\): using the device under current context\. You can "
                     r"specify `device_id` in `init_process_group` to mute this warning\.|"
-                    r"\bCan not find (?:ccec_compiler|the tbe operator implementation|driver so|opp path) ?"
+                    r"\bCan ?not find (?:ccec_compiler|the tbe operator implementation|driver so|opp path) ?"
                     r"\(need by mindspore-ascend\)\. Please check |"
                     r"\bThis command sends signal 35 to the process:\d+\. If the process is executed to disable "
                     r"signal receiving through the environment variable ASCEND_COREDUMP_SIGNAL=none, the process:\d+ "
@@ -478,7 +478,8 @@ so an install that finds its operators another way warns at every start and runs
 notes on the warning: "影响: 无 ... 可以安全忽略", impact none, safe to ignore). Four notebooks of mindspore-courses/
 step_into_llm and orange-pi-mindspore whose runs trained to the end on Ascend read config_error 0.57-0.71 from it
 (session 50, tester50a's excerpts; the lead's reading). What is really missing fails later in its own words
-(``No module named 'te'``, ``libascend_hal.so: cannot open shared object file``), which keep their readings.
+(``No module named 'te'``, ``libascend_hal.so: cannot open shared object file``), which keep their readings. Later
+releases spell it ``Cannot find`` (review50 saw that form), read the same.
 Session 50 (tester50g): asys's notice before a live stack export, ``This command
 sends signal 35 to the process:<pid>. If the process is executed to disable signal receiving through the environment
 variable ASCEND_COREDUMP_SIGNAL=none, the process:<pid> will be killed.``, logged at WARNING at every ``asys collect
