@@ -51,7 +51,7 @@ torch_npu (https://github.com/Ascend/pytorch, torch_npu/contrib/transfer_to_npu.
 ``torch.jit.script will be disabled by transfer_to_npu, which currently does not support it.`` (later ``torch.jit.script
 and torch.jit.script_method will be disabled by transfer_to_npu, which currently does not support them, if you need
 to enable them, please do not use transfer_to_npu.``), beside the import notice of the redirections that is benign
-since session 40: the model runs eagerly. Printed at each vllm-ascend / sglang / verl start on the NPU, it read as
+since session 40: the model runs eagerly. Printed at each vllm-ascend and sglang start on the NPU, it read as
 an error line ("does not support").
 """
 
