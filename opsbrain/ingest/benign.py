@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from opsbrain.ingest.hfnotices import LIBRARY_NOTICES
 from opsbrain.lazyre import lazy_compile
 
 BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
@@ -110,7 +111,7 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"created with base format\.|"
                     r"Failed to place the graph without changing the devices of some resources\. Some of the "
                     r"operations \(that had to be colocated with resource generating operations\) are not supported|"
-                    r"^\s*non-resource variables are not supported in the long term\s*$")
+                    r"^\s*non-resource variables are not supported in the long term\s*$|" + LIBRARY_NOTICES)
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
