@@ -19,6 +19,7 @@ from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import screen, where
 from opsbrain.ingest.benign import BENIGN
 from opsbrain.ingest.chipmap import ChipMap
+from opsbrain.ingest.envlisting import ENV_ASSIGNMENT
 from opsbrain.ingest.parsers import (
     cann,
     device,
@@ -334,6 +335,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
         if not _parsers_may(text):
             return []  # a gate word, but every parser's regexes are ruled out: no parser can find a signal
     if BENIGN.search(text):  # after the gate: each documented harmless line holds a gate word ("fail", "oom")
+        return []
+    if ENV_ASSIGNMENT.match(text):  # a variable and its value (env, collect_env.py, export): a setting, no event
         return []
     host = where.host_in(text) or where.head_host(head) or head_source(head)
     node = where.node_component(host)
