@@ -41,6 +41,7 @@ from opsbrain.ingest.parsers.sigkill import OTHER_FAILURES_CUE, SELF_KILL_CUE, T
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.recovered import RecoveredScan, recovery_cue
 from opsbrain.ingest.stopped import StopScan
+from opsbrain.ingest.testruns import outcome_words
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
@@ -272,6 +273,7 @@ class TextView:
         text = FAN_OUT_HEAD.sub("", SYSLOG_HEAD.sub("", line.strip(), count=1), count=1)
         if text and (host := host_in(text)):
             text = text.replace(host, " ").strip()  # a host's name is the collection's, not the failure's words
+        text = outcome_words(text)  # a test runner's record of a passing test: its name is no failure's words
         if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text) or \
                 BENIGN.search(text) or SELF_FAILURE.search(text) or MARKDOWN_FENCE.match(text):
             return

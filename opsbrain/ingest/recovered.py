@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from opsbrain.ingest.parsers.sigkill import KilledTracebackScan, may_carry_kill
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.stopped import StopScan, may_stop
+from opsbrain.ingest.testruns import UNITTEST_HEAD, UNITTEST_RAN, UNITTEST_VERDICT, unittest_cue
 from opsbrain.lazyre import lazy_compile
 
 DCMI_V1_FAILED = lazy_compile(r"\bFailed to initialize DCMI(?!\s+through either API)\b")
@@ -69,6 +70,14 @@ device 0 failed, errorCode = 507033``) is no part of a later sample's success (r
 run.sh's ``[SUCCESS] ...`` echo follows the program's output at once: it must come within 2 lines of its last line."""
 
 
+TEST_SPAN = 20000
+"""reason: the most lines from a unittest run's first test head to its verdict read as one run (a suite of a few
+hundred tests with their output; a line further up is not this run's: a coarse bound, not fitted)."""
+TEST_VERDICT_GAP = 3
+"""``Ran <n> tests in <t>s``, a blank line, then the verdict (``TextTestRunner.run``; a warning printed between them
+at most): a count with no verdict soon after is no run's end."""
+
+
 class RecoveredScan:
     """The lines of a program's failure it recovered from at once, by its own account, as it prints them: they give no
     signal and are left out of the text the fallback reads (:class:`opsbrain.ingest.text.LineReader`,
@@ -98,19 +107,25 @@ class RecoveredScan:
         """The converter process whose ERROR/WARNING lines wait for its verdict: its id and their numbers."""
         self._sample: list[int] = []
         """A CANN runtime sample's own lines that wait for its verdict (:data:`SAMPLE_LINE`)."""
+        self._tests: list[int] | None = None
+        """An open unittest run's lines, from its first test's head, waiting for its verdict (:meth:`_test_run`)."""
+        self._ran: int | None = None
+        """The number of that run's ``Ran <n> tests in <t>s`` line once read."""
         self.lines: set[int] = set()
         """The numbers of the lines recovered so far."""
 
     @property
     def busy(self) -> bool:
         """Whether a block is open: the next lines may belong to it (a caller that steps only cue lines steps all)."""
-        return self._open is not None or self._twice is not None
+        return self._open is not None or self._twice is not None or self._tests is not None
 
     def step(self, n: int, text: str) -> Sequence[int]:
         """One line (number ``n``) of the file: the numbers of the lines a success on it recovered (an empty range
         on any other line). A repeated-finalize warning's lines, head to closing line, are recovered as one block
         (the warning says its own call did nothing, :data:`opsbrain.ingest.benign.BENIGN`); so are a MindSpore Lite
         converter's own ERROR/WARNING lines once it says it converted the model (:meth:`_convert`)."""
+        if (self._tests is not None or unittest_cue(text)) and (back := self._test_run(n, text)):
+            return back
         if "converter_lite" in text or "CONVERT RESULT" in text:
             return self._convert(n, text)
         if text[:1] == "[" and sample_cue(text):
@@ -197,6 +212,37 @@ class RecoveredScan:
             self._sample.append(n)
         return range(0)
 
+    def _test_run(self, n: int, text: str) -> Sequence[int]:
+        """A line of a unittest run (``python -m unittest -v``, ``TextTestRunner(verbosity=2)``): from its first test's
+        head (:data:`opsbrain.ingest.testruns.UNITTEST_HEAD`) every line waits for the run's verdict; ``OK``
+        (:data:`~opsbrain.ingest.testruns.UNITTEST_VERDICT`) within :data:`TEST_VERDICT_GAP` lines of ``Ran <n> tests in
+        <t>s`` recovers them all, within :data:`TEST_SPAN` lines, and itself; ``FAILED (failures=...)`` keeps them.
+        ``TextTestRunner.run`` writes ``OK`` only when ``wasSuccessful()`` (no failure, no error, no unexpected success:
+        CPython Lib/unittest/runner.py, result.py), and the tests' own output sits between their heads and statuses
+        (``_write_status``): what a passing test printed is its expected output (a test of an error path logs the
+        error it provokes; tester50n's b50n-17, ``save barrier complete req=aborted`` of a test named
+        ``test_abort_barrier_...``), as a CANN sample's provoked errors are (:meth:`_sample_run`)."""
+        if self._tests is not None and n - self._tests[0] > TEST_SPAN:
+            self._tests = self._ran = None  # too far: not one run (its lines keep their reading)
+        if self._tests is None:
+            if UNITTEST_HEAD.match(text):
+                self._tests, self._ran = [n], None
+            return range(0)
+        if self._ran is not None and UNITTEST_VERDICT.match(text):
+            back, passed = self._tests + [n], text.lstrip().startswith("OK")
+            self._tests = self._ran = None
+            if passed:
+                self.lines.update(back)
+                return back
+            return range(0)
+        if self._ran is not None and n - self._ran > TEST_VERDICT_GAP:
+            self._tests = self._ran = None  # no verdict after the count: the run's lines keep their reading
+            return range(0)
+        if UNITTEST_RAN.match(text):
+            self._ran = n
+        self._tests.append(n)
+        return range(0)
+
     def kept(self, signals: list[Signal]) -> list[Signal]:
         """``signals`` but those of a recovered line."""
         return [s for s in signals if s.line_no not in self.lines] if self.lines else signals
@@ -207,7 +253,8 @@ def may_recover(data: bytes | bytearray) -> bool:
     ACL's code 100037, or a converter's success): a search in C, the bundle walk's cue to run :func:`recovered_in`
     over the file's lines."""
     return (b"DCMI" in data or b"100037" in data or b"CONVERT RESULT SUCCESS" in data
-            or b" sample successfully." in data or b"[SUCCESS] " in data or b"[SKIP] " in data)
+            or b" sample successfully." in data or b"[SUCCESS] " in data or b"[SKIP] " in data
+            or (b") ... " in data and b"Ran " in data))
 
 
 def sample_cue(text: str) -> bool:
@@ -220,7 +267,7 @@ def recovery_cue(text: str, scan: RecoveredScan | None) -> bool:
     """Whether a line must be stepped through ``scan``: one that may open or close what it reads, or any line while a
     block is open (a caller that skips the rest keeps :class:`RecoveredScan` cheap)."""
     return ("DCMI" in text or "100037" in text or "converter_lite" in text or "CONVERT RESULT" in text
-            or (text[:1] == "[" and sample_cue(text)) or (scan is not None and scan.busy))
+            or (text[:1] == "[" and sample_cue(text)) or (scan is not None and scan.busy) or unittest_cue(text))
 
 
 def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:

@@ -44,6 +44,7 @@ from opsbrain.ingest.parsers import (
 from opsbrain.ingest.parsers.ctx import MAX_LINE, LineCtx, Parser, stated_level, worded_level
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.surface import head_source, logged_level
+from opsbrain.ingest.testruns import outcome_words
 from opsbrain.lazyre import lazy_compile
 from opsbrain.multiscan import Screen, Wide, literal_pattern, re2_superset, superset_key, wide_literals, wide_union
 
@@ -337,6 +338,8 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
     if BENIGN.search(text):  # after the gate: each documented harmless line holds a gate word ("fail", "oom")
         return []
     if ENV_ASSIGNMENT.match(text):  # a variable and its value (env, collect_env.py, export): a setting, no event
+        return []
+    if not (text := outcome_words(text)):  # a passing test's record: the test's name is no failure (ingest.testruns)
         return []
     host = where.host_in(text) or where.head_host(head) or head_source(head)
     node = where.node_component(host)
