@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from opsbrain.ingest.hfnotices import LIBRARY_NOTICES
+from opsbrain.ingest.runnotices import RUN_NOTICES
 from opsbrain.lazyre import lazy_compile
 
 BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
@@ -91,27 +92,7 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\bGet key \"(?:labelPath|postProcessConfigPath)\" (?:and \"postProcessConfigContent\" )?failed\. "
                     r"No postprocess (?:label|config) will be read\.\s*$|"
                     r"\bFail to read CHECK_MODEL_FLAG from config, default is true\s*$|"
-                    r"\bDlsymAscend\] Dynamically load symbol \w+ failed, result = |"
-                    r"\b(?:GetRealPath\] Get realpath failed, path\[|ToString\] The file ')/tmp/ipykernel_\d+/\d+\.py"
-                    r"(?:\]|' may not exists\.)\s*$|"
-                    r"\b(?:ImageFolder|Image folder) operator unsupported file found: [^\n]{1,500}?, "
-                    r"extension: [^\n]{0,100}\.\s*$|"
-                    r"Warning: torch\.save with \"_use_new_zipfile_serialization = False\" is not recommended for "
-                    r"npu tensor|\bUserWarning: barrier\(\): using the device under current context\. You can "
-                    r"specify `device_id` in `init_process_group` to mute this warning\.|"
-                    r"\bCan ?not find (?:ccec_compiler|the tbe operator implementation|driver so|opp path) ?"
-                    r"\(need by mindspore-ascend\)\. Please check |"
-                    r"\bThis command sends signal 35 to the process:\d+\. If the process is executed to disable "
-                    r"signal receiving through the environment variable ASCEND_COREDUMP_SIGNAL=none, the process:\d+ "
-                    r"will be killed\.|"
-                    r"^\s*(?:[^\s:]{1,500}::\S{1,1000}\s)?XFAIL\b(?!.*\bXPASS)|"
-                    r"^\s*(?:=+ )?(?:\d{1,9} (?:passed|skipped|xfailed|xpassed|deselected|warnings?)"
-                    r"(?:, |(?= in ))){1,8} in [\d.]+s(?: \(\d+:\d\d:\d\d\))?(?: =+)?\s*$|"
-                    r"\bCannot create tensor with interal format while allow_internel_format=False, tensor will be "
-                    r"created with base format\.|"
-                    r"Failed to place the graph without changing the devices of some resources\. Some of the "
-                    r"operations \(that had to be colocated with resource generating operations\) are not supported|"
-                    r"^\s*non-resource variables are not supported in the long term\s*$|" + LIBRARY_NOTICES)
+                    r"" + RUN_NOTICES + "|" + LIBRARY_NOTICES)
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole
@@ -447,75 +428,8 @@ and returns ``APP_ERR_OK`` (Ascend/VisionSDK @ad53ae41 / @86dc823b mxBase/src/mx
 PostProcessBases/PostProcessBase.cpp, TextObjectPostProcessBase.cpp): an option not given, its default taken. The
 EAST port's SDK inference shown in mindspore-ai/models research/cv/east/infer/README_CN.md prints both, then its boxes,
 and read config_error 0.49 through the text fallback (session 49, tester49n); ``LoadLabels failed. ...``, a label file
-given and not read, keeps its reading. MindSpore's optional ACL entry points: ``DlsymAscend`` logs ``Dynamically load
-symbol X failed, result = ...: undefined symbol: X`` at WARNING and returns a null pointer when the installed CANN
-lacks a newer function (aclrtMemUceRepair, aclmdlBundleUnload, acltdtCleanChannel ...); a required symbol goes
-through ``DlsymWithCast``, which raises with the same words, and keeps its reading (mindspore-ai/mindspore
-mindspore/ccsrc/utils/dlopen_macro.h). MindSpore's debug text of a node reads its source line through
-``FileUtils::GetRealPath`` (``Location::ToString``, mindspore/core/utils/info.cc); a Jupyter cell's file
-(``/tmp/ipykernel_<pid>/<hash>.py``, ipykernel's cell file names) is not on disk, so it logs ``[ERROR] ... GetRealPath]
-Get realpath failed, path[/tmp/ipykernel_...]`` and ``The file '...' may not exists.`` and goes on without the line.
-mindspore-courses/step_into_llm and orange-pi-mindspore notebooks whose runs finished on Ascend read config_error
-0.57-0.71 from them (session 50, tester50a). MindSpore's image-folder dataset skips a file whose extension it does
-not read and says so at WARNING (``ImageFolder operator unsupported file found: ./image_cat/jpg/.ipynb_checkpoints,
-extension: .ipynb_checkpoints.``, ``ImageFolderOp::PrescanWorkerEntry``, mindspore/ccsrc/minddata/dataset/engine/
-datasetops/source/image_folder_op.cc); a folder left with nothing raises ``Invalid data, no valid data matching the
-dataset API ImageFolderDataset``, which keeps its reading (the same session: a diffusion notebook that trained to the
-end read config_error 0.41 from ``op:unsupported``). torch_npu's advice when ``torch.save`` is called with the legacy
-format,
-``('Warning: torch.save with "_use_new_zipfile_serialization = False" is not recommended for npu tensor, ...')``
-(Ascend/pytorch torch_npu/utils/serialization.py, ``save``: a warning, then the save goes on), printed by the
-serving engines' workers on every healthy run that pickles a tensor this way (vLLM and LMDeploy outputs shown in
-issues), and torch's ``UserWarning: barrier(): using the device under current context. You can specify `device_id`
-in `init_process_group` to mute this warning.`` (torch/distributed/distributed_c10d.py, ``barrier``: warned once,
-the barrier runs on the current device): a running sglang server on the main-cann9.0.0-910b image (sglang#28628,
-"can run") read framework_error 0.59 from the two through the text fallback (session 50, tester50b). MindSpore's
-start-up environment check on Ascend (``AscendEnvChecker._check_env``,
-mindspore/python/mindspore/run_check/_check_version.py)
-warns ``Can not find the tbe operator implementation(need by mindspore-ascend). Please check whether the Environment
-Variable PYTHONPATH is set.`` (and ``ccec_compiler`` / PATH, ``driver so`` / LD_LIBRARY_PATH, ``opp path`` /
-ASCEND_OPP_PATH) when a fixed path string is not a substring of the variable: it checks the string, not the library,
-so an install that finds its operators another way warns at every start and runs (a third-party MindSpore project's
-notes on the warning: "影响: 无 ... 可以安全忽略", impact none, safe to ignore). Four notebooks of mindspore-courses/
-step_into_llm and orange-pi-mindspore whose runs trained to the end on Ascend read config_error 0.57-0.71 from it
-(session 50, tester50a's excerpts; the lead's reading). What is really missing fails later in its own words
-(``No module named 'te'``, ``libascend_hal.so: cannot open shared object file``), which keep their readings. Later
-releases spell it ``Cannot find`` (review50 saw that form), read the same.
-Session 50 (tester50g): asys's notice before a live stack export, ``This command
-sends signal 35 to the process:<pid>. If the process is executed to disable signal receiving through the environment
-variable ASCEND_COREDUMP_SIGNAL=none, the process:<pid> will be killed.``, logged at WARNING at every ``asys collect
--r=stacktrace --remote=<pid>`` before the export starts (hicann/oam-tools @ea0ce91e
-src/asys/collect/stacktrace/stacktrace_collect.py, the ``log_warning`` before ``_set_trace_work_path``; the run of
-docs/zh/asys/stack_export.md goes on to ``collect task execute finish.``): a conditional about a setting, not a
-variable the job lacks; it read config_error 0.71 as ``cfg:env``. pytest's ``XFAIL``, a test marked as expected to fail
-that failed (docs.pytest.org, how-to/skipping.html: "XFAIL ... expected to fail"; ``-v`` prints it after the test id,
-``-rx`` as ``XFAIL <test id> - <reason>``, and the session's summary counts it as ``1 xfailed``, not as a failure):
-hicann/catlass!684's run of 19 passed, 1 xfailed (``XFAIL (native example 49 fails head_dim=64 (Compare failed); ...``)
-read framework_error 0.57 through the text fallback from the reason's words. Not a line that also says ``XPASS``
-(``[XPASS(strict)]`` fails the run). pytest's closing summary when nothing failed, ``==== 19 passed, 1 xfailed in 9.63s
-====``: the counts pytest prints there are of its outcome keys, ``failed``, ``passed``, ``skipped``, ``deselected``,
-``xfailed``, ``xpassed``, ``warnings``, ``error`` (pytest src/_pytest/terminal.py ``KNOWN_TYPES`` and
-``build_summary_stats_line``); a line that counts none of ``failed`` / ``error`` says the session passed (its exit
-status is 0), while "xfailed" reads as a failure's word. A summary with a ``failed`` or ``error`` count keeps its
-reading. Under ``-q`` the same counts are written without the ``=`` rules (``summary_stats``: ``display_sep =
-self.verbosity >= 0``, else ``write_line``): ``19 passed, 1 xfailed in 9.63s`` alone on its line (review50).
-torch_npu's ``Cannot create tensor with interal format while allow_internel_format=False, tensor will be
-created with base format.`` (sic): with internal formats switched off (``torch.npu.config.allow_internal_format =
-False``), ``empty_with_format`` takes the base format instead and warns once (Ascend/pytorch
-torch_npu/csrc/aten/common/TensorFactories.cpp, ``TORCH_WARN_ONCE`` before ``empty_with_format``; the warning names
-the file, ``Triggered internally at ../torch_npu/csrc/aten/common/TensorFactories.cpp:340``): the tensor is made, in
-another layout. pytest's ``-v`` output can print it after a test's id, where no level heads the line: the catlass run
-above does, and its test passed.
-Two TensorFlow 1.x notices of a graph that runs (session 50, tester50n, whole ModelZoo-TensorFlow logs read
-framework_error 0.64 from them as ``op:unsupported``): the placer's ``W .../colocation_graph.cc:983] Failed to place
-the graph without changing the devices of some resources. Some of the operations (that had to be colocated with
-resource generating operations) are not supported on the resources' devices. Current candidate devices are [...]``,
-a LOG(WARNING) of ``ColocationGraph::GetSoftDeviceCandidates`` after soft placement found devices for the group
-(tensorflow core/common_runtime/colocation_graph.cc; a placement that finds none raises ``Could not satisfy explicit
-device specification`` / ``No OpKernel was registered``, which keep their readings); and the ``Instructions for
-updating:`` line of ``disable_resource_variables`` (``@deprecation.deprecated(None, "non-resource variables are not
-supported in the long term")``, tensorflow python/ops/variable_scope.py, printed by
-``tf.compat.v1.disable_v2_behavior``), read only as the whole line."""
+given and not read, keeps its reading. Session 50's run notices are in :mod:`opsbrain.ingest.runnotices`, the
+Hugging Face and PyTorch libraries' notices in :mod:`opsbrain.ingest.hfnotices` (joined here)."""
 
 
 SETTING_LINE = lazy_compile(r"""^\s*(?:export\s+|set\s+|setenv\s+|os\.environ\[["'](?=[A-Z]))?"""
