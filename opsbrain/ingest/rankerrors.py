@@ -39,6 +39,7 @@ from opsbrain.ingest.rankrecords import (
     _int,
     _thread_key,
     bracket_address,
+    connect_detect,
 )
 from opsbrain.lazyre import lazy_compile
 
@@ -116,6 +117,9 @@ class RankErrorReading:
             m = RE_TRANSPORT_REMOTE.search(body)
             add(RankError("transport", t, ref, remote_ip=m.group(1) if m else None,
                           remote_device=int(m.group(2)) if m else None, tag=_bracket(body, "tag")))
+            return
+        if (dst := connect_detect(body)) is not None:
+            add(RankError("transport", t, ref, remote_ip=dst[0], remote_device=dst[1], detail="connect detect"))
             return
         if m := RE_LINK_ROW.search(body):
             dest, dest_rank, _src, src_rank, _role, status = m.groups()

@@ -69,6 +69,28 @@ RE_LINK_ROW = lazy_compile(r"\|\s*(" + _IP + r")\(" + _N + r"\)\s*\|\s*(?:\d+\s*
 the ports (``| 192.168.100.212(10) | 16666 | 192.168.100.202(2) | 2882681339 | server | time out |``, ascend-fd's
 st_transport_timeout_testcase)."""
 RE_TRANSPORT_REMOTE = lazy_compile(r"remoteIpAddr\[(" + _IP + r")/" + _N + r"\]")
+_ADDR = r"([0-9A-Fa-f:.]{2,45}|[\w.-]{1,64})"
+RE_CONNECT_DETECT = lazy_compile(r"This node \(server " + _ADDR + r", device ID " + _N + r"\) detects that srcRank "
+                                 r"\(server " + _ADDR + r", device ID " + _N + r"\) fails to connect to dstRank "
+                                 r"\(server " + _ADDR + r", device ID " + _N + r"\)")
+"""HCCL's connect-timeout detection result (EI0006; ``[detect_connect_anomalies.cc:132] This node (server
+192.168.200.100, device ID 1) detects that srcRank (server 192.168.200.100, device ID 1) fails to connect to dstRank
+(server 192.168.200.100, device ID 0). Continue to analyze the fault based on the logs of srcRank and dstRank.``,
+hicann/hccl@09300b70 docs/zh/user_guide/fault_diagnosis/param_link_stage.md; on a console after the error manager's
+``Communication_Error_Get_Socket(EI0006): Getting socket times out. Reason:``, with IPv6 server addresses too,
+vllm-ascend issue text seen by tester51f): the link the source rank waited on in vain, the destination's server
+address and device. The guide's next step is the destination's own logs (no error there: its process hung or
+exited), as for ``Transport init error``'s ``remoteIpAddr``."""
+
+def connect_detect(body: str) -> tuple[str, int] | None:
+    """The destination (server address, device) of :data:`RE_CONNECT_DETECT` where the node that prints it is the
+    source rank (the one that waited); None otherwise (a node that reports another pair waited on nobody)."""
+    if "fails to connect to dstRank" not in body or (m := RE_CONNECT_DETECT.search(body)) is None:
+        return None
+    node, src = (m.group(1), m.group(2)), (m.group(3), m.group(4))
+    return (m.group(5), int(m.group(6))) if node == src else None
+
+
 RE_CQE = lazy_compile(r"cqe err(?:or)? status\[(\d+)\]", re.I)
 RE_CQE_IP = lazy_compile(r"(?:remoteIP|\bip):\[(" + _IP + r")\]")
 RE_CLUSTER = lazy_compile(r"Cluster Exception Location\[IP/ID\]:\[(" + _IP + r")/" + _N + r"\]")

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain, islice
 
 from opsbrain.ingest.hostnames import SCAN_LINES, SYSLOG_HOST, host_syslog
-from opsbrain.ingest.rankconsole import CONSOLE_GROUP, console_line
+from opsbrain.ingest.rankconsole import RE_STAMP, ConsoleReading, stamp_epoch
 from opsbrain.ingest.rankerrors import ConnectedList
 from opsbrain.ingest.rankfeed import RankFeeding, second_base
 from opsbrain.ingest.rankhosts import fill_servers, rank_table_listing, shown_names
@@ -119,7 +119,7 @@ RE_CHIP_ID = lazy_compile(r"\bchipId\**\s*[:=]\s*(\d{1,10})(?!\d)")
 """The runtime's physical chip id in its error message (``The error from device(chipId:7, dieId:0)``)."""
 
 
-class RankCollector(RankFeeding):
+class RankCollector(RankFeeding, ConsoleReading):
     """Fed line by line (any order of files); keeps per-process identity and errors.
 
     ``worker`` names the host of a file; by default the directory :func:`host_root` finds (named after its single
@@ -152,6 +152,7 @@ class RankCollector(RankFeeding):
         self._rank_tables: dict[str, list[str]] = {}  # rank table file -> its lines (read in :meth:`_servers`)
         self._chips: dict[tuple[str, str], int] = {}  # (worker, pid) -> the runtime's chip id of its error lines
         self._block_pid: dict[str, str] = {}  # file -> the pid of the line its indented lines continue
+        self._block_t: dict[str, float] = {}  # file -> the time that line states (the error manager's head)
 
     # ---- feeding ---------------------------------------------------------------------------------------------
     def feed(self, line: str, file: str | None, line_no: int, worker: str | None = None,
@@ -209,6 +210,8 @@ class RankCollector(RankFeeding):
         w = worker
         for n, raw in zip(numbers, lines, strict=True) if numbers is not None else enumerate(lines, line_no):
             line = raw.rstrip("\r\n") if strip else raw
+            if fm is None and "dstRank" in line and self._console_detect(line, w, name, file, n, origin):
+                continue
             if fm is None and ("PID" in line or "chipId" in line or name in self._block_pid):
                 self._chip_line(line, w or "", name)
             if fm is None and line[:8] in ("[ERROR] ", "EI0002: ") and self._console(line, w, name, file, n, origin):
@@ -246,37 +249,6 @@ class RankCollector(RankFeeding):
                 continue  # neither an error nor a line _identity reads (most INFO lines of a plog): nothing more
             self._read_further(proc, key, line, level, module, body, t, LineRef(file, n, line[:400]))
 
-    # ---- a job's console ---------------------------------------------------------------------------------------
-    def _console(self, line: str, w: str, name: str, file: str | None, n: int, origin: str | None) -> bool:
-        """torch_npu's error head and EI0002 on a console (a rank's ``rank_N.log``, a pod's log): the process, its
-        device and rank, and the rank it waited on, where the job left no plog (:mod:`opsbrain.ingest.rankconsole`).
-        Whether the line was one."""
-        got = console_line(line)
-        if got is None:
-            return False
-        proc = self.procs.get((w, got.pid))
-        if proc is None:
-            proc = self.procs[(w, got.pid)] = RankProcess(w, got.pid)
-        if name and name not in proc.files:
-            proc.files.append(name)
-        if origin:
-            proc.cited.add((file, n))
-        ref = LineRef(file, n, line[:400])
-        if proc.first_error_t is None or got.t < proc.first_error_t:
-            proc.first_error_t, proc.first_error = got.t, ref
-        proc.first_t = got.t if proc.first_t is None else min(proc.first_t, got.t)
-        proc.last_t = got.t if proc.last_t is None else max(proc.last_t, got.t)
-        if got.remote_rank is None:  # torch_npu's error head: who the process is
-            if got.device is not None and proc.logic_id is None:
-                proc.logic_id = got.device
-            if got.rank is not None:
-                proc.ranks.setdefault(CONSOLE_GROUP, (got.rank, None))
-            proc.identity = proc.identity or ref
-            proc.errors.append(RankError("normal", got.t, ref))
-        else:
-            proc.errors.append(RankError("notify", got.t, ref, remote_rank=got.remote_rank, group=CONSOLE_GROUP))
-        return True
-
     def _chip_line(self, line: str, w: str, name: str) -> None:
         """The physical chip id the runtime's error message gives (``device(chipId:7, dieId:0)``) for the process
         whose pid that line prints (``[PID: 4242]``, ``(PID:4242, ...``) or the line its indented block continues
@@ -287,6 +259,10 @@ class RankCollector(RankFeeding):
         if line[:1] not in (" ", "\t"):
             if pid:
                 self._block_pid[name] = pid
+                if (st := RE_STAMP.search(line)) is not None and (bt := stamp_epoch(st)) is not None:
+                    self._block_t[name] = bt
+                else:
+                    self._block_t.pop(name, None)
             else:
                 self._block_pid.pop(name, None)
         if "chipId" in line and (c := RE_CHIP_ID.search(line)) and int(c.group(1)) <= MAX_DEVICE and (
