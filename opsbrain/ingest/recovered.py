@@ -4,6 +4,7 @@ session 47: it had passed 500 lines)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 
 from opsbrain.ingest.parsers.sigkill import KilledTracebackScan, may_carry_kill
@@ -70,6 +71,28 @@ device 0 failed, errorCode = 507033``) is no part of a later sample's success (r
 run.sh's ``[SUCCESS] ...`` echo follows the program's output at once: it must come within 2 lines of its last line."""
 
 
+FAILED_SCHEDULING = lazy_compile(r"\bFailedScheduling\b")
+"""kube-scheduler's Warning event as it leaves a pod Pending (reason ``FailedScheduling``, its message the FitError's
+``0/N nodes are available: ...`` and, since 1.24, the PostFilter's ``preemption: 0/N nodes are available: ...``:
+kubernetes pkg/scheduler/schedule_one.go ``handleSchedulingFailure``, framework/types.go ``FitError.Error``), as
+``kubectl describe pod`` or ``kubectl get events`` print it (:meth:`RecoveredScan._scheduling`)."""
+NODES_UNAVAILABLE = lazy_compile(r"\b\d+/\d+ nodes are available\b")
+"""That message's text (``0/1 nodes are available: 1 cannot allocate all claims.``), also on the wrapped lines of a
+long event under its ``FailedScheduling`` line."""
+POD_SCHEDULED = lazy_compile(r"\bSuccessfully assigned ([\w.-]+)/([\w.-]+) to \S")
+"""The Normal event once the pod was bound to a node (reason ``Scheduled``, ``Successfully assigned %v/%v to %v``:
+schedule_one.go ``bindingCycle``; Volcano's scheduler cache records the same text): group 2 is the pod's name."""
+EVENT_POD = lazy_compile(r"\bpod/([\w.-]+)", re.I)
+"""The object column of ``kubectl get events`` (``pod/NAME``, ``Pod/NAME`` in some tools' copies): the pod a
+FailedScheduling event names, where it does."""
+SCHEDULING_SPAN = 400
+"""reason: the most lines from a FailedScheduling event to the Scheduled event that ends the wait, read as one pod's
+scheduling: a ``kubectl describe pod`` holds a few dozen lines, an events listing of a small namespace a few hundred
+(a coarse bound, not fitted)."""
+WRAP_GAP = 3
+"""The most lines under a FailedScheduling line that may hold its wrapped message (``0/N nodes are available``,
+``preemption: ...``): a further such line is no part of that event."""
+
 TEST_SPAN = 20000
 """reason: the most lines from a unittest run's first test head to its verdict read as one run (a suite of a few
 hundred tests with their output; a line further up is not this run's: a coarse bound, not fitted)."""
@@ -111,6 +134,9 @@ class RecoveredScan:
         """An open unittest run's lines, from its first test's head, waiting for its verdict (:meth:`_test_run`)."""
         self._ran: int | None = None
         """The number of that run's ``Ran <n> tests in <t>s`` line once read."""
+        self._unscheduled: list[tuple[int, str | None]] = []
+        """FailedScheduling event lines (and their wrapped message) waiting for a Scheduled event: (number, the pod
+        the event names, or None where it names none: a ``kubectl describe pod``'s own events)."""
         self.lines: set[int] = set()
         """The numbers of the lines recovered so far."""
 
@@ -128,6 +154,8 @@ class RecoveredScan:
             return back
         if "converter_lite" in text or "CONVERT RESULT" in text:
             return self._convert(n, text)
+        if scheduling_cue(text):
+            return self._scheduling(n, text)
         if text[:1] == "[" and sample_cue(text):
             return self._sample_run(n, text)
         if self._twice is not None and n - self._twice > FINALIZED_SPAN:
@@ -183,6 +211,30 @@ class RecoveredScan:
             return range(0)
         back = [k for k in self._converter[1] if n - k <= CONVERTER_SPAN]
         self._converter = None
+        self.lines.update(back)
+        return back
+
+    def _scheduling(self, n: int, text: str) -> Sequence[int]:
+        """A line of Kubernetes scheduling events: a FailedScheduling event (:data:`FAILED_SCHEDULING`) and the
+        wrapped lines of its message (:data:`NODES_UNAVAILABLE`, within :data:`WRAP_GAP` lines) wait; the pod's
+        Scheduled event (:data:`POD_SCHEDULED`) within :data:`SCHEDULING_SPAN` lines recovers those of that pod, or of
+        no named pod. The scheduler retries a Pending pod as the cluster changes (a device plugin registering its
+        resource, a finished pod releasing an NPU) and binds it once one node fits: a wait that ended in a bind was no
+        failure (session 51, tester51g: HAMi's lab 20 on a Kylin V10 310P3 node, a pod kept Pending 133 min by design
+        until a claim was released, then ``Successfully assigned``, read framework_error 0.50). A FailedScheduling
+        with no such event after it keeps its reading."""
+        if FAILED_SCHEDULING.search(text):
+            pod = m.group(1) if (m := EVENT_POD.search(text)) is not None else None
+            self._unscheduled.append((n, pod))
+            return range(0)
+        if (m := POD_SCHEDULED.search(text)) is None:
+            if (self._unscheduled and NODES_UNAVAILABLE.search(text)
+                    and n - self._unscheduled[-1][0] <= WRAP_GAP):  # the event's message, wrapped
+                self._unscheduled.append((n, self._unscheduled[-1][1]))
+            return range(0)
+        pod = m.group(2)
+        back = [k for k, p in self._unscheduled if (p is None or p == pod) and n - k <= SCHEDULING_SPAN]
+        self._unscheduled = [(k, p) for k, p in self._unscheduled if k not in back and n - k <= SCHEDULING_SPAN]
         self.lines.update(back)
         return back
 
@@ -250,11 +302,16 @@ class RecoveredScan:
 
 def may_recover(data: bytes | bytearray) -> bool:
     """Whether a file's bytes may hold a failure :class:`RecoveredScan` reads as recovered (its cue lines name DCMI or
-    ACL's code 100037, or a converter's success): a search in C, the bundle walk's cue to run :func:`recovered_in`
-    over the file's lines."""
+    ACL's code 100037, or a converter's success, or a pod's Scheduled event): a search in C, the bundle walk's cue to
+    run :func:`recovered_in` over the file's lines."""
     return (b"DCMI" in data or b"100037" in data or b"CONVERT RESULT SUCCESS" in data
             or b" sample successfully." in data or b"[SUCCESS] " in data or b"[SKIP] " in data
-            or (b") ... " in data and b"Ran " in data))
+            or (b") ... " in data and b"Ran " in data) or b"Successfully assigned " in data)
+
+
+def scheduling_cue(text: str) -> bool:
+    """Whether a line may be a Kubernetes scheduling event :meth:`RecoveredScan._scheduling` reads: a cheap test."""
+    return "FailedScheduling" in text or "nodes are available" in text or "Successfully assigned " in text
 
 
 def sample_cue(text: str) -> bool:
@@ -267,7 +324,8 @@ def recovery_cue(text: str, scan: RecoveredScan | None) -> bool:
     """Whether a line must be stepped through ``scan``: one that may open or close what it reads, or any line while a
     block is open (a caller that skips the rest keeps :class:`RecoveredScan` cheap)."""
     return ("DCMI" in text or "100037" in text or "converter_lite" in text or "CONVERT RESULT" in text
-            or (text[:1] == "[" and sample_cue(text)) or (scan is not None and scan.busy) or unittest_cue(text))
+            or (text[:1] == "[" and sample_cue(text)) or (scan is not None and scan.busy) or unittest_cue(text)
+            or scheduling_cue(text))
 
 
 def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
