@@ -284,6 +284,20 @@ transformers v5 on (eugr/spark-vllm-docker#102 "compatibility issues with Transf
 with it on transformers 4.57.3), and vllm-ascend#8213 (MiniMax-M2.7 on vllm-ascend 0.17/0.18) stops there at start.
 The versions installed, not the program: ``cfg:version``; the ValueError alone reads framework_error. Session 47,
 tester47o."""
+RE_ATB_GRAPH_INFERSHAPE = screened(r"\bnodes\[\d+\]\s+infer ?shape\s+fail\b|"
+                                   r"\b\w+_graph infer shape fail, error code: \d+")
+"""An ATB-models graph of a MindIE model whose node could not infer its output shape: ATB-models' base model
+(Ascend/MindIE-LLM @e21bf2cf examples/atb_models/atb_framework/core/base/model.cpp, ``Model::BuildNodeOutTensorImpl``,
+the node's ``InferShape`` returning an error: ``<model> nodes[<id>]  infer shape fail, error code: <st>``; earlier
+releases threw ``<model> nodes[<id>] infershape  fail, enable log: export ASDOPS_LOG_LEVEL=ERROR, ...``, which MindIE
+LLM's ``standard_model.py`` prints as ``Exception:Qwen25VL_VIT_graph nodes[1] infershape  fail``), and the layer
+graph's ``Qwen25VL_VIT_layer_0_graph infer shape fail, error code: 8``. MindIE LLM's FAQ (Ascend/MindIE-LLM @613aab54
+docs/en/faq/faq.md, "Qwen2VL/Qwen2.5VL_VIT_graph nodes[1] infershape fail") quotes both and names two causes, both the
+deployment's: the model not supported on that hardware by the MindIE version installed (take the version its model
+list gives) and an input too large for the self-attention operator (lower ``maxPrefillTokens`` in the serving
+config.json). gpustack#2814 (Qwen2.5-VL on MindIE, image requests): the maintainers' workaround is the setting
+``ATB_LLM_ENABLE_AUTO_TRANSPOSE=1``. ``cfg:env``; the traceback alone read nothing (session 51, tester51a). Not
+another library's "infer shape failed" (MindSpore Lite's scheduler, an operator's aclnn status 561001)."""
 RE_TBE_INIT = screened(r"\[InitTbeFunc\]:? Failed to (?:init tbe|initialize TbeFunctions)\b|"
                        r"\[InitTeFusion\]:? Failed to initi\w*ze TeFusion\b|"
                        r"\bInitializeAdapter adapter \[tbe_op_adapter\] failed\b|"

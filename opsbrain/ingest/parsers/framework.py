@@ -12,6 +12,7 @@ from opsbrain.ingest.parsers.cfgenv import (  # noqa: F401 (CFG_SETTING, RE_LEVE
     CFG_ENV,
     CFG_ENV_TEXT,
     CFG_SETTING,
+    RE_ATB_GRAPH_INFERSHAPE,
     RE_ATC_OUT_NODES,
     RE_BUILD_INPUT_MISSING,
     RE_CMAKE_TOO_NEW,
@@ -323,6 +324,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
      "mem:oom"),
     (RE_VENDOR_ATTR, "cfg:version"),
     (RE_VERSION_STATED, "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" names none
+    (RE_ATB_GRAPH_INFERSHAPE, "cfg:env"),  # MindIE's ATB-models graph: a setting (cfgenv.RE_ATB_GRAPH_INFERSHAPE)
     (RE_TBE_INIT, "cfg:env"),  # TBE's start-up, not an operator's compile (cfgenv.RE_TBE_INIT)
     (CFG_ENV_TEXT, "cfg:env"),
     (RE_JOB_FILES, "cfg:env"),
