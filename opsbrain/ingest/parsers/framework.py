@@ -369,8 +369,11 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_PADDLE_UNIMPLEMENTED, "op:unsupported"),
     # not EOPNOTSUPP's strerror with its errno ("[Errno 95] Operation not supported", "... (os error 95)"): a file
     # system refusing a file operation, read by RE_FS_UNSUPPORTED (session 46, tester46d)
+    # MindSpore finding no ACL / AI CPU / host kernel for a node: ``The current [<node>] operator did not match any
+    # operator prototype library.`` (mindspore-ai/mindspore@cd3e506e ge_kernel_executor.cc ``PrintQueryAclTypeErr``,
+    # then ``Query kernel type failed``; its kernel selection raises the text as NotSupportError; session 51)
     (screened(r"(?<!\[Errno 95\] Operation )not supported(?! \(os error \d+\))|(?<!NORMAL_OR_)unsupported|"
-              r"not implemented|NotImplemented|is not support|no kernel|"
+              r"not implemented|NotImplemented|is not support|no kernel|did not match any operator prototype library|"
                 r"not registered|op type .* not|: implementation for device \S+ not found", re.I), "op:unsupported"),
     # the word in a path is a folder or file, not a compiler (pytest's ``FAILED tests/ut/compilation/test_x.py::t``,
     # vllm-ascend#10210; session 48, tester48o): no ``/`` or ``\`` beside it, no ``.py`` after it. Spelled by the
