@@ -298,6 +298,22 @@ list gives) and an input too large for the self-attention operator (lower ``maxP
 config.json). gpustack#2814 (Qwen2.5-VL on MindIE, image requests): the maintainers' workaround is the setting
 ``ATB_LLM_ENABLE_AUTO_TRANSPOSE=1``. ``cfg:env``; the traceback alone read nothing (session 51, tester51a). Not
 another library's "infer shape failed" (MindSpore Lite's scheduler, an operator's aclnn status 561001)."""
+RE_ATB_MODEL_TYPE = screened(r"\bunsupported model type: [\w.-]+\s*[;；]\s*"
+                             r"请确认atb_llm\.models路径下是否存在名为", re.I)
+"""MindIE's ATB Models refusing a checkpoint's ``model_type``: ``atb_llm.models.get_model`` lists the model folders
+the installed atb_llm carries and raises ``NotImplementedError(f"unsupported model type: {model_type}；请确认
+atb_llm.models路径下是否存在名为{model_type}的文件夹。")`` ("check that atb_llm.models has a folder named X") for one
+it lacks; MindIE Server prints it on its config manager's ``[ERROR]`` lines (``Failed to get vocab size from tokenizer
+wrapper with exception: NotImplementedError: unsupported model type: qwen3_vl_moe；...``). Ascend/MindIE-LLM
+examples/atb_models/atb_llm/models/__init__.py @8b4871ad (the same check in get_llm_model of vita and the multimodal
+base logs it with ``ErrorCode.ATB_MODELS_PARAM_INVALID``, MIE05E000003, a parameter error). The installed MindIE /
+ATB Models version does not carry the model (or config.json names a wrong type): ``cfg:version``, not an operator
+the program lacks. gpustack#5317 (https://github.com/gpustack/gpustack/issues/5317, qwen3_vl_moe on 310P; the
+current atb_llm has the folder) and the hiascend forum thread https://www.hiascend.com/forum/thread-0262186656288704064-1-1.html
+(xlm-roberta: MindIE 2.0.RC1 has no embedding models, 1.0 had). The ``unsupported`` read ``op:unsupported`` and the
+excerpt framework_error 0.66 (session 51, tester51h, blind b51h-04); the ``NotImplementedError`` it is raised as is
+atb_llm's way of saying so, not a feature the framework left out, and is not read on such a line (as an
+``AttributeError`` naming a vendor attribute is not)."""
 RE_TBE_INIT = screened(r"\[InitTbeFunc\]:? Failed to (?:init tbe|initialize TbeFunctions)\b|"
                        r"\[InitTeFusion\]:? Failed to initi\w*ze TeFusion\b|"
                        r"\bInitializeAdapter adapter \[tbe_op_adapter\] failed\b|"

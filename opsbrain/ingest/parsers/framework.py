@@ -13,6 +13,7 @@ from opsbrain.ingest.parsers.cfgenv import (  # noqa: F401 (CFG_SETTING, RE_LEVE
     CFG_ENV_TEXT,
     CFG_SETTING,
     RE_ATB_GRAPH_INFERSHAPE,
+    RE_ATB_MODEL_TYPE,
     RE_ATC_OUT_NODES,
     RE_BUILD_INPUT_MISSING,
     RE_CMAKE_TOO_NEW,
@@ -355,6 +356,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_UNKNOWN_TARGET, "cfg:version"),
     (RE_CMAKE_TOO_NEW, "cfg:version"),
     (RE_TOKENIZER_CLASS_MISSING, "cfg:version"),
+    (RE_ATB_MODEL_TYPE, "cfg:version"),  # before op:unsupported: atb_llm lacks the model, no operator
     (RE_OPTION_VALUE, "cfg:env"),
     (RE_UNKNOWN_ARGS, "cfg:env"),
     (RE_ATC_OUT_NODES, "cfg:env"),
@@ -478,7 +480,8 @@ def parse(ctx: LineCtx) -> bool:
         name = m.group(2)
         if name in PADDLE_TO_PY and m.group(1) == name and RE_PADDLE_UNIMPLEMENTED.search(text):
             name = PADDLE_TO_PY[name]  # Paddle's own summary line, not TensorFlow's exception of that name
-        if not (name == "AttributeError" and RE_VENDOR_ATTR.search(text)):
+        if not ((name == "AttributeError" and RE_VENDOR_ATTR.search(text))
+                or (name == "NotImplementedError" and RE_ATB_MODEL_TYPE.found(text))):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
     elif RE_STOP_ITERATION.search(text):
