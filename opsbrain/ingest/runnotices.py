@@ -71,6 +71,15 @@ device specification`` / ``No OpKernel was registered``, which keep their readin
 updating:`` line of ``disable_resource_variables`` (``@deprecation.deprecated(None, "non-resource variables are not
 supported in the long term")``, tensorflow python/ops/variable_scope.py, printed by
 ``tf.compat.v1.disable_v2_behavior``), read only as the whole line.
+Session 51 (tester51e): the graph engine's W11001 after a model conversion, errTitle
+``Performance_Not_Optimal_Operator``, ``Op %s does not hit the high-priority operator information library, which might
+result in compromised performance.`` (hicann/metadef @afc8ede2 error_manager/error_code.json): an operator the
+preferred engine does not take is placed on a lower-priority one and the build goes on (``ATC run success`` precedes
+it). Older CANN printed the same code as ``W11001: High-priority service of op[%s] is invalid, low-priority service is
+used. It can work normally but may affect performance.`` (Ascend/ModelZoo-PyTorch @05360171
+ACL_PyTorch/contrib/cv/segmentation/ICNet/readme.md lines 427-428, after ``ATC run success``; the OM then ran with
+its accuracy unchanged); its "is invalid" read framework_error 0.45 through the text fallback on that healthy
+conversion (session 51, tester51e). Either wording, with or without the ``[PID: n] <time>`` head of newer releases.
 """
 
 from __future__ import annotations
@@ -96,6 +105,9 @@ RUN_NOTICES = (
     r"created with base format\.|"
     r"Failed to place the graph without changing the devices of some resources\. Some of the "
     r"operations \(that had to be colocated with resource generating operations\) are not supported|"
-    r"^\s*non-resource variables are not supported in the long term\s*$"
+    r"^\s*non-resource variables are not supported in the long term\s*$|"
+    r"\bW11001: (?:\[PID: \d+\] [\d:.-]+ )?(?:Op ?\[[^\]\n]{1,500}\] does not hit the high-priority operator "
+    r"information library, which might result in compromised performance\.|High-priority service of op\[[^\]\n]{1,500}"
+    r"\] is invalid, low-priority service is used\. It can work normally but may affect performance\.)"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
