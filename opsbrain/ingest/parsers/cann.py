@@ -69,6 +69,14 @@ aclnnStatus=561002.``, flash-linear-attention-npu#333); and the aclnn engine's o
 fails to launch, the status after ``errno:`` (hicann/opbase src/nnopbase/composite_op/aclnn_engine/op_executor.cpp,
 aclOpExecutor::Run: ``launch failed for %s, errno:%d.``; session 38). Only there: the general pattern does not take
 these ranges, so a six-digit count or id on an error line stays no code."""
+RE_NNOP_TILING_FAILED = screened(r"\b[A-Z][A-Za-z0-9]* do tiling failed, ret is -?\d+\b")
+"""The aclnn engine's own line when an operator's tiling function returned a failure: the message of the check that
+returns ACLNN_ERR_INNER_TILING_ERROR, status 561002 (hicann/opbase src/nnopbase/individual_op/executor/indv_executor.cpp
+@313b0146, ``NnopbaseExecutorDoTiling``: ``CHECK_COND((ret == ge::GRAPH_SUCCESS), ACLNN_ERR_INNER_TILING_ERROR,
+"%s do tiling failed, ret is %d.", executor->opType, ret)``), read as that code (vllm-ascend#6243 prints both:
+``call aclnnKvRmsNormRopeCache failed, error code is 561002`` and ``KvRmsNormRopeCache do tiling failed, ret is -1.``;
+session 51, tester51d: the line alone gave no signal). Not ``Do not find tiling func of <op>!`` (the same code, but
+the operator package lacks the function: an install, not the operator's check)."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     # MindSpore's combined feature-value + CheckSum detection (ccsrc/tools/silent_detect/silent_detector.cc, logged at
     # WARNING) and the application-log keyword of a feature-value anomaly: the tutorial "Feature Value Detection"
@@ -239,7 +247,8 @@ def rt_codes(body: str) -> list[str]:
     """The AscendCL / runtime / aclnn codes a line's text (its plog head off) prints: after their word, beside their
     name, after the aclnn call that returned them."""
     named = [a or b or c for a, b, c in RE_RT_NAMED.findall(body)]
-    return list(dict.fromkeys(RE_RT.findall(body) + named + RE_ACLNN_RET.findall(body)))
+    tiling = ["561002"] if RE_NNOP_TILING_FAILED.search(body) else []  # ACLNN_ERR_INNER_TILING_ERROR's check
+    return list(dict.fromkeys(RE_RT.findall(body) + named + RE_ACLNN_RET.findall(body) + tiling))
 
 
 def sdma_status(ctx: LineCtx) -> bool:
