@@ -251,11 +251,27 @@ class Engine:
         if conf < self.p.min_confidence:
             if timeouts := undecided_timeouts(feats):
                 ev = ev + [timeout_words(timeouts)]
-            return Diagnosis(UNKNOWN, component, conf, ev + [f"best guess {best} at {conf:.0%} is below the "
-                                                            f"{self.p.min_confidence:.0%} bar; escalate"],
+            return Diagnosis(UNKNOWN, component, conf, ev + [_guess_words(best, conf, probs, self.model.classes,
+                                                                          feats, self.p.min_confidence)],
                              now, None, [(best, conf)] + alts)
         if also := sibling_roots(best, component, signals):
             more = f" and {len(also) - 3} more" if len(also) > 3 else ""
             links = f"{len(also)} other link{'s' if len(also) > 1 else ''} of {node_id(component or '')}"
             ev = ev + [f"{best} on {links} as well, each a fault of its own: {', '.join(also[:3])}{more}"]
         return Diagnosis(best, component, conf, ev, now, self._runbook(best), alts, also)
+
+
+def _guess_words(best: str, conf: float, probs: Any, classes: Any, feats: dict[str, float], bar: float) -> str:
+    """An abstention's best guess in words. Where the input's documented signatures name classes (``kb:<class>:
+    <role>`` features) and the model's top class is none of them, the best of those is the guess named, the model's
+    top beside it: its top on an input without a line for it is the forest's prior (session 51: a bare Python
+    traceback, whose signature names framework_error as ambiguous, was escalated as "best guess
+    silent_data_corruption at 15%"). The ranking given as the alternatives stays the model's."""
+    named = {k.split(":")[1] for k in feats if k.startswith("kb:") and k.count(":") == 2}
+    if named and best not in named:
+        got = max(((float(probs[i]), c) for i, c in enumerate(classes) if c in named), default=None)
+        if got is not None:
+            return (f"best guess {got[1]} at {got[0]:.0%}, the class the input's documented signatures name (the "
+                    f"model's top, {best} at {conf:.0%}, has no line of the input behind it), is below the "
+                    f"{bar:.0%} bar; escalate")
+    return f"best guess {best} at {conf:.0%} is below the {bar:.0%} bar; escalate"
