@@ -36,6 +36,7 @@ from opsbrain.diagnosis.textmodel import (  # noqa: F401 - re-exported: the serv
     serving,
 )
 from opsbrain.fastre import fast_lines_with, fast_search
+from opsbrain.ingest.absent import absent_faults_removed
 from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_LINE, option_words_only
 from opsbrain.ingest.parsers.sigkill import OTHER_FAILURES_CUE, SELF_KILL_CUE, TRACEBACK_HEAD, KilledTracebackScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
@@ -274,6 +275,8 @@ class TextView:
         if text and (host := host_in(text)):
             text = text.replace(host, " ").strip()  # a host's name is the collection's, not the failure's words
         text = outcome_words(text)  # a test runner's record of a passing test: its name is no failure's words
+        if _has_error_word(text) is not None:  # faults a report says were absent: no failing words
+            text = absent_faults_removed(text)
         if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text) or \
                 BENIGN.search(text) or SELF_FAILURE.search(text) or MARKDOWN_FENCE.match(text):
             return

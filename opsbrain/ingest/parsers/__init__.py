@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 from opsbrain.blockscan import BlockScan
 from opsbrain.ingest import screen, where
+from opsbrain.ingest.absent import absent_faults_removed
 from opsbrain.ingest.benign import BENIGN
 from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.envlisting import ENV_ASSIGNMENT
@@ -337,6 +338,7 @@ def parse_line(text: object, t: float = 0.0, origin: str | None = None, source: 
             return []  # a gate word, but every parser's regexes are ruled out: no parser can find a signal
     if BENIGN.search(text):  # after the gate: each documented harmless line holds a gate word ("fail", "oom")
         return []
+    text = absent_faults_removed(text)  # after the gate: "无 NaN、Inf、OOM 或分布式 hang", faults said to be absent
     if ENV_ASSIGNMENT.match(text):  # a variable and its value (env, collect_env.py, export): a setting, no event
         return []
     if not (text := outcome_words(text)):  # a passing test's record: the test's name is no failure (ingest.testruns)
