@@ -36,6 +36,15 @@ step_into_llm and orange-pi-mindspore whose runs trained to the end on Ascend re
 (session 50, tester50a's excerpts; the lead's reading). What is really missing fails later in its own words
 (``No module named 'te'``, ``libascend_hal.so: cannot open shared object file``), which keep their readings. Later
 releases spell it ``Cannot find`` (review50 saw that form), read the same.
+GNU tail's notices when ``tail -f`` cannot get inotify watches (session 51, tester51i): ``tail: inotify resources
+exhausted`` (``error (0, 0, ...)`` where ``inotify_add_watch`` fails with ENOSPC, "We revert to polling below") and
+``tail: inotify cannot be used, reverting to polling`` (``error (0, errno, ...)``, with the errno's text after a colon
+in later releases, then ``tail_forever``: the file is followed by polling), coreutils src/tail.c
+(https://github.com/coreutils/coreutils/blob/master/src/tail.c, ``tail_forever_inotify`` and ``main``). Launch
+scripts that follow their ranks' logs with ``tail -f`` print them on a host short of inotify watches; a 4-rank
+MindSpore training that ran its 100 epochs to ``Training time`` read framework_error 0.60 from them through the text
+fallback (mindspore-courses/competition @0ad8b871, summer-ospp/MindMoMaOrb/print_batch64_parallel.log). Read only as
+the whole line, with or without the program's path.
 Session 50 (tester50g): asys's notice before a live stack export, ``This command
 sends signal 35 to the process:<pid>. If the process is executed to disable signal receiving through the environment
 variable ASCEND_COREDUMP_SIGNAL=none, the process:<pid> will be killed.``, logged at WARNING at every ``asys collect
@@ -85,6 +94,8 @@ conversion (session 51, tester51e). Either wording, with or without the ``[PID: 
 from __future__ import annotations
 
 RUN_NOTICES = (
+    r"^\s*(?:\S*/)?tail: inotify (?:resources exhausted|cannot be used, reverting to polling"
+    r"(?:: [A-Za-z][\w ]{0,60})?)\s*$|"
     r"\bDlsymAscend\] Dynamically load symbol \w+ failed, result = |"
     r"\b(?:GetRealPath\] Get realpath failed, path\[|ToString\] The file ')/tmp/ipykernel_\d+/\d+\.py"
     r"(?:\]|' may not exists\.)\s*$|"
