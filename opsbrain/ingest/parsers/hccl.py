@@ -44,8 +44,17 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     # affected by QP depth configuration") and HCCL_E_OOM; the mscommreport case 13_cclBuffer内存申请失败 carries it
     # (session 43, tester43c). Memory, not a socket: read before the socket words its function tag may hold.
     (screened(r"\bra qp create fail, reason: out of memory\b", re.I), "mem:oom"),
+    # torch_npu's ProcessGroupHCCL::broadcastMasterID: a rank other than 0 could not fetch rank 0's HCCL root info
+    # from the c10d store while setting up a communicator. Older branches (v1.11.0 to v2.2.0-6.0.rc1, @750d5d12)
+    # hide the store's reason behind the variable's name ("store->get() got error: HCCL_BLOCKING_WAIT", "Unknown
+    # exception: HCCL_BLOCKING_WAIT"); later ones print it and the cause ("[3] is setting up HCCL communicator and
+    # retrieving hcclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: ... This
+    # may indicate a possible application crash on rank 0 or a network set up issue.", @9e73e708): a rank's
+    # socket wait for a peer that never answered, as EI0006 (session 51, tester51j: DLRover's NPU job log).
     (screened(r"socket.*time ?out|get socket timeout|connect(?:ion)? time ?out|wait.*socket.*timeout|"
-                r"\[Get\]\[Socket\]|RaSocket|socket (?:connect|recv|send)? ?fail", re.I), "hccl:socket_error"),
+                r"\[Get\]\[Socket\]|RaSocket|socket (?:connect|recv|send)? ?fail|"
+                r"(?:store->get\(\) got error|Unknown exception): HCCL_BLOCKING_WAIT|"
+                r"retrieving hcclUniqueId from \[0\] via c10d key-value store", re.I), "hccl:socket_error"),
     (screened(r"transport.*init.*(?:fail|error)|create(?:d)? ?(?:commHD|transport|link).*fail|"
                 r"LINK_ERROR_INFO|the connection failure between this device", re.I), "hccl:transport_init"),
     (screened(r"\bcqe\b.*err|err.*\bcqe\b|retry ?cnt exceed|retransmi\w* (?:exceed|time ?out)|"
