@@ -71,6 +71,14 @@ device specification`` / ``No OpKernel was registered``, which keep their readin
 updating:`` line of ``disable_resource_variables`` (``@deprecation.deprecated(None, "non-resource variables are not
 supported in the long term")``, tensorflow python/ops/variable_scope.py, printed by
 ``tf.compat.v1.disable_v2_behavior``), read only as the whole line.
+Session 51 (tester51k): the file-security check of MindIE's components logged at WARN, ``[llm] [WARN]
+[param_checker.cpp:98]  Check Other group permission failed: .../config.json current permission is 4, but required no
+greater than 0. Required permisssion is 750, but got permission is 644``. The check builds the message and returns it
+to its caller (Ascend/MindIE-LLM src/utils/log/file_utils.cpp, ``FileUtils::ConstrainPermission``), which picks the
+level: at ERROR the file is refused and the service stops (the MindIE LLM FAQ "Check_path: config.json failed", read
+``cfg:env``, session 47), while MindIE LLM's parameter checker logs the model's config.json at WARN and the daemon goes
+on to profiling and HCCL set-up (gpustack/gpustack#3153 and #3352, which fail later for other reasons). Read only with
+the bracketed WARN level and ``[file:line]`` head of MindIE's log format before the check's own words.
 """
 
 from __future__ import annotations
@@ -96,6 +104,7 @@ RUN_NOTICES = (
     r"created with base format\.|"
     r"Failed to place the graph without changing the devices of some resources\. Some of the "
     r"operations \(that had to be colocated with resource generating operations\) are not supported|"
-    r"^\s*non-resource variables are not supported in the long term\s*$"
+    r"^\s*non-resource variables are not supported in the long term\s*$|"
+    r"\[WARN(?:ING)?\]\s*\[\w+\.(?:cpp|cc|h):\d+\]\s+Check (?:Owner|Owner group|Other group) permission failed\b"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
