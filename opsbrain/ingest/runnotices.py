@@ -89,6 +89,14 @@ used. It can work normally but may affect performance.`` (Ascend/ModelZoo-PyTorc
 ACL_PyTorch/contrib/cv/segmentation/ICNet/readme.md lines 427-428, after ``ATC run success``; the OM then ran with
 its accuracy unchanged); its "is invalid" read framework_error 0.45 through the text fallback on that healthy
 conversion (session 51, tester51e). Either wording, with or without the ``[PID: n] <time>`` head of newer releases.
+Session 51 (tester51k): the file-security check of MindIE's components logged at WARN, ``[llm] [WARN]
+[param_checker.cpp:98]  Check Other group permission failed: .../config.json current permission is 4, but required no
+greater than 0. Required permisssion is 750, but got permission is 644``. The check builds the message and returns it
+to its caller (Ascend/MindIE-LLM src/utils/log/file_utils.cpp, ``FileUtils::ConstrainPermission``), which picks the
+level: at ERROR the file is refused and the service stops (the MindIE LLM FAQ "Check_path: config.json failed", read
+``cfg:env``, session 47), while MindIE LLM's parameter checker logs the model's config.json at WARN and the daemon goes
+on to profiling and HCCL set-up (gpustack/gpustack#3153 and #3352, which fail later for other reasons). Read only with
+the bracketed WARN level and ``[file:line]`` head of MindIE's log format before the check's own words.
 """
 
 from __future__ import annotations
@@ -119,6 +127,7 @@ RUN_NOTICES = (
     r"^\s*non-resource variables are not supported in the long term\s*$|"
     r"\bW11001: (?:\[PID: \d+\] [\d:.-]+ )?(?:Op ?\[[^\]\n]{1,500}\] does not hit the high-priority operator "
     r"information library, which might result in compromised performance\.|High-priority service of op\[[^\]\n]{1,500}"
-    r"\] is invalid, low-priority service is used\. It can work normally but may affect performance\.)"
+    r"\] is invalid, low-priority service is used\. It can work normally but may affect performance\.)|"
+    r"\[WARN(?:ING)?\]\s*\[\w+\.(?:cpp|cc|h):\d+\]\s+Check (?:Owner|Owner group|Other group) permission failed\b"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
