@@ -42,7 +42,7 @@ from opsbrain.ingest.parsers.sigkill import OTHER_FAILURES_CUE, SELF_KILL_CUE, T
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.recovered import RecoveredScan, recovery_cue
 from opsbrain.ingest.stopped import StopScan
-from opsbrain.ingest.testruns import outcome_words
+from opsbrain.ingest.testruns import AtkSummaryScan, outcome_words
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
@@ -228,6 +228,7 @@ class TextView:
         self._recovered: dict[str | None, RecoveredScan] = {}
         self._killed: dict[str | None, KilledTracebackScan] = {}
         self._stopped: dict[str | None, StopScan] = {}
+        self._atk: dict[str | None, AtkSummaryScan] = {}
         self._held: dict[str | None, dict[int, tuple[str, str]]] = {}
         """The open leftover block's lines of each file (line number: line, head), until its exception tells."""
 
@@ -256,6 +257,8 @@ class TextView:
                 if n in held:
                     self._take(held[n][0], file, n, held[n][1])
             held.clear()
+        if ("总用例数" in line or file in self._atk) and self._atk.setdefault(file, AtkSummaryScan()).step(line):
+            return  # ATK's summary table: its head, rules and the rows that hold no failure (ingest.testruns)
         if not leave:
             self._take(line, file, line_no, head)
 

@@ -83,3 +83,45 @@ def outcome_words(text: str) -> str:
             if rest.strip() not in ("FAIL", "ERROR", "unexpected success"):
                 return rest.strip()  # what the test printed: its status comes on a later line
     return text
+
+
+ATK_SUMMARY_HEAD = lazy_compile(r"总用例数\s*\|.*是否达标")
+"""The head of the summary table ATK (Ascend's operator test kit: ``atk node ... task --task accuracy``,
+``performance_device``, ``accuracy_dc``) prints at the end of a task, one row per compared node. An accuracy
+task's columns: 名称, 总用例数, 执行成功用例个数, 执行失败用例个数, 通过用例个数, 错误信息匹配用例个数,
+通过率, 精度是否达标; a device performance task's: 名称, 总用例数, device性能通过率, 平均device性能比,
+device性能是否达标. Each ``...是否达标`` column holds ``Pass`` or ``Failed``
+(flashserve/flash-linear-attention-npu ``tests/atk/common/check_atk_result.py`` @2161dfee,
+``_extract_summary_row``, ``_classify_report``; the tables as printed: flash-linear-attention-npu#576,
+performance, 2026-09-16, and #519, accuracy, 2026-09-10). A column's name (执行失败用例个数, the count of
+the failed cases) is no failure."""
+
+ATK_RULE = lazy_compile(r"^[\s+|=-]*-{3}[\s+|=-]*$")
+"""A rule line of the table (``+-----+-----+``, ``----------+------+``)."""
+
+
+class AtkSummaryScan:
+    """ATK's summary table (:data:`ATK_SUMMARY_HEAD`), line by line: its head and rules are no failing lines; so are
+    the rows of a performance table, whose ``Failed`` is a measured time against its target (the performance cases
+    run the NPU under test alone and measure it, flash-linear-attention-npu ``tests/atk/README.md`` @07190f5e,
+    "性能用例只运行 NPU DUT，测量性能"; tester51m: b51m-06, a table whose every case ran read config_error 0.38), and
+    the rows without ``Failed`` of any table. A row of another table that says ``Failed`` (accuracy, determinism,
+    memory check: the operator gave wrong results) keeps its reading; the table ends at a line without ``|``."""
+
+    def __init__(self) -> None:
+        self.performance: bool | None = None
+        """Whether the open table is a performance table; ``None`` outside a table."""
+
+    def step(self, line: str) -> bool:
+        """Whether ``line`` is one of the table's lines that holds no failure."""
+        if "总用例数" in line and ATK_SUMMARY_HEAD.search(line):
+            self.performance = "性能是否达标" in line and "精度是否达标" not in line
+            return True
+        if self.performance is None:
+            return False
+        if ATK_RULE.match(line):
+            return True
+        if "|" in line:
+            return self.performance or "Failed" not in line
+        self.performance = None
+        return False
