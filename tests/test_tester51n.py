@@ -38,6 +38,11 @@ l2_error, Ex:  0.03556711707787814 , Ey:  0.03434167989333677 , Hz:  0.022974221
 ==========================================================================================
 """
 
+CONDA = """PackagesNotFoundError: The following packages are not available from current channels:
+
+  - blas==1.0=mkl
+"""
+
 
 def test_a_pinn_run_printing_its_l2_error_per_field_is_no_failure(engine: Any) -> None:
     assert view_of(MAXWELL).failing == 0
@@ -61,3 +66,7 @@ def test_an_error_measured_per_field_is_no_failing_line(line: str) -> None:
 def test_a_nan_a_count_or_a_failing_field_still_counts(line: str) -> None:
     assert view_of(line).failing == 1
 
+
+def test_conda_packages_not_in_the_channels_read_as_the_environment(engine: Any) -> None:
+    d = diagnose_logs("-", engine, stdin=io.BytesIO(CONDA.encode()))["diagnosis"]
+    assert d["fault_class"] == "config_error", (d["fault_class"], d["confidence"], d.get("evidence"))
