@@ -142,8 +142,14 @@ KERAS_PROGBAR = lazy_compile(r"^\s*\d+/\d+ \[[=>.]*\](?= - )")
 def _error_measure(name: str, value: str) -> bool:
     """Whether ``name: value`` is the size of an error: a name whose last word, split at spaces, ``_`` and ``-``, is an
     error noun (:data:`ERROR_NOUNS`), and a real number (:data:`MEASURE`)."""
+    return _error_metric(name) and MEASURE.match(value.strip()) is not None
+
+
+def _error_metric(name: str) -> bool:
+    """Whether ``name`` names an error measured: two words or more, split at spaces, ``_`` and ``-``, the last an
+    error noun (:data:`ERROR_NOUNS`): ``l2_error``, ``relative error``, ``OM-Top1-err``."""
     words = [w for w in re.split(r"[ _-]+", name.strip()) if w]
-    return len(words) >= 2 and words[-1].lower() in ERROR_NOUNS and MEASURE.match(value.strip()) is not None
+    return len(words) >= 2 and words[-1].lower() in ERROR_NOUNS
 
 
 def quiet_progress(text: str, error_word: Callable[[str], object]) -> bool:
@@ -166,10 +172,21 @@ def quiet_metric_list(text: str, error_word: Callable[[str], object]) -> bool:
     Validation RMSE: [%s], per_step_time: [%s]`` with the mean squared errors (mindspore-ai/models @eab643f5
     research/hpc/pafnucy/train.py line 136), and its README quotes two such lines as the loss to expect; they read
     config_error 0.35 through the text fallback (session 49, tester49n). A ``nan`` in any field, a count, or any other
-    field with an error word keeps the line failing."""
+    field with an error word keeps the line failing.
+
+    Or a list whose first part names the error measured, alone, and whose other parts give it per field (session 51,
+    tester51n): MindElec's PINNs print ``l2_error, Ex:  0.0355 , Ey:  0.0343 , Hz:  0.0229``
+    (mindspore-ai/mindscience @52902750 MindElec/examples/physics_driven/time_domain_maxwell/eval.py line 112:
+    ``print("l2_error, Ex: ", l2_error_ex, ", Ey: ", l2_error_ey, ", Hz: ", l2_error_hz)``), the relative L2 error of
+    each field, and the README quotes it as the output of a run that went well. The header must be a metric's name
+    ending in its error noun (:func:`_error_metric`), every value a real number (:data:`MEASURE`), and no field
+    name an error word."""
     parts = text.strip().split(", ")
     if len(parts) < 2:
         return False
+    if ": " not in parts[0] and _error_metric(parts[0]):
+        fields = [_bare(*p.partition(": ")[::2]) for p in parts[1:]]
+        return all(MEASURE.match(value) for _, value in fields) and error_word(", ".join(n for n, _ in fields)) is None
     return _measured_errors_only(parts, [_bare(*p.partition(": ")[::2]) for p in parts], ", ", error_word)
 
 

@@ -27,7 +27,8 @@ _ENV = (
     r"\bunknown or invalid runtime name: \S|\bUnknown runtime specified \S|"
     r"\bCheck (?:Owner|Owner group|Other group) permission failed\b|\bowner id diff: current process user id is \d|"
     r"\bNo matching distribution found for \S|\bCould not find a version that satisfies the requirement \S|"
-    r"\bCannot install .{1,300}? because these package versions have conflicting dependencies\b")
+    r"\bCannot install .{1,300}? because these package versions have conflicting dependencies\b|"
+    r"\bThe following packages are not available from current channels\b")
 _FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist"
           r"(?!,? (?:ignoring|skipping)\b)|"
           r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
@@ -110,7 +111,12 @@ conflicting dependencies.`` (pypa/pip src/pip/_internal/resolution/resolvelib/fa
 ``_report_single_requirement_conflict`` / ``get_installation_error``): no index the job reaches holds a matching
 version, or the pins contradict each other, e.g. an NPU CI image build whose pip lacks the mirror that hosts
 triton-ascend (vllm-project/vllm#50504). The package index and pins, not a device. Not pip's own warning that its
-resolver "does not currently take into account all the packages that are installed", after which it installs."""
+resolver "does not currently take into account all the packages that are installed", after which it installs.
+conda's solver failing the same way (session 51, tester51n): ``PackagesNotFoundError: The following packages are not
+available from current channels:`` and the list of specs (conda/conda @9c644e1e conda/exceptions.py, class
+``PackagesNotFoundError``, the message when channel URLs are known), e.g. an AI4S model's environment.yml pinning
+``blas==1.0=mkl``, an x86 build, created on an aarch64 910B server (iocaswolfteam/LangYa_v1_0#3): the channels and
+pins, not a device."""
 CFG_ENV_TEXT = screened(_ENV, re.I)
 """Configuration and environment texts (this parser's own reading; a setting needs :data:`CFG_SETTING`): libraries
 and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by
