@@ -337,3 +337,25 @@ Python that set_env.sh points at, a path option it cannot use), read ``cfg:env``
 environment's: vllm-ascend#2748 (E40023, the path set for ge.debugDir is invalid, Permission denied), MinerU#2258
 (EC0010, TBE's Python under NumPy 2.0), Ascend/pytorch#29 (``No module named 'tbe.common'``), an ATC run's E40001
 (``LD_LIBRARY_PATH`` invalid when loading the Python library). Session 50, tester50b."""
+RE_SLEEP_ALLOCATOR = screened(r"\bassert camem_available\b|\bAssertionError: camem allocator is not available\b|"
+                              r"\bExpandable segments are not compatible with memory pool\b")
+"""The sleep-mode allocator refusing to start (``cfg:env``): the RL trainers' rollout engines (verl, OpenRLHF, trl,
+ms-swift) offload vLLM between steps with ``enable_sleep_mode=True``, which on Ascend needs vllm-ascend's CANN-mem
+pluggable allocator from its compiled extension. ``vllm_ascend/device_allocator/camem.py`` (@0bdaad4b) sets
+``camem_available`` only when ``from vllm_ascend.vllm_ascend_C import ...`` succeeds and ``CaMemAllocator.
+get_instance`` asserts ``assert camem_available, "camem allocator is not available"``: the extension was not built
+(vllm-ascend#556, the maintainer: "set ``export COMPILE_CUSTOM_KERNELS=1`` and then re-install vllm-ascend";
+vllm-ascend#3998 moves on to that rebuild). ``CaMemAllocator.__init__`` (and vLLM's vllm/device_allocator/cumem.py)
+asserts ``Expandable segments are not compatible with memory pool. Please track
+https://github.com/pytorch/pytorch/issues/147851 for the latest updates.`` when the allocator setting enables
+expandable segments: a setting to turn off (ms-swift#6636: ``export PYTORCH_NPU_ALLOC_CONF="expandable_segments:
+False"``; vllm-ascend PR#9242 / vLLM PR#40812: the assertion forced users to choose one of the two). Both read
+framework_error 0.60 from the bare ``AssertionError`` before, which on such a line is the allocator's way of refusing
+and is not read (as atb_llm's ``NotImplementedError`` is not). The assertion as raised or as the failing frame echoes
+it; review text naming the allocator is not read. Session 51, tester51o."""
+RE_TORCH_NO_NPU = screened(r"device type at start of device string: npu\b")
+"""PyTorch's device-string parser (c10/core/Device.cpp: ``Expected one of cpu, cuda, ... device type at start of device
+string: npu``) knows ``npu`` only after the torch_npu plug-in registered it (torch_npu's ``__init__`` renames the
+privateuse1 backend to ``npu``; PyTorch loads plug-ins itself only through the ``torch.backends`` entry point): the
+plug-in is not installed or not imported in the job's environment (MinerU#2665, the maintainer: the NPU plug-in was
+not loaded). Other device strings (``auto``, ``gpu``) are a program's own typo and stay unread."""

@@ -26,9 +26,11 @@ from opsbrain.ingest.parsers.cfgenv import (  # noqa: F401 (CFG_SETTING, RE_LEVE
     RE_PARALLEL_LAYOUT,
     RE_ROPE_SCHEMA_OLD,
     RE_SETTING_WRONG,
+    RE_SLEEP_ALLOCATOR,
     RE_SYSTEM_ENOENT,
     RE_TBE_INIT,
     RE_TOKENIZER_CLASS_MISSING,
+    RE_TORCH_NO_NPU,
 )
 from opsbrain.ingest.parsers.cfgenv import tagged_below_error as _tagged_below_error
 from opsbrain.ingest.parsers.ctx import LineCtx, rt_func
@@ -108,12 +110,6 @@ package was compiled for against the device's (cannmirror/asc-devkit tools/build
 Ascend310P3. Please modify default socversion in run.sh ...", "bin soc version ... is incorrected", "cur soc version
 ... not found": a chip the installed package does not know). The installation does not fit the chip (vllm-ascend#6676:
 910B kernels on a 310P card): the versions of what is installed, not the program."""
-RE_TORCH_NO_NPU = screened(r"device type at start of device string: npu\b")
-"""PyTorch's device-string parser (c10/core/Device.cpp: ``Expected one of cpu, cuda, ... device type at start of device
-string: npu``) knows ``npu`` only after the torch_npu plug-in registered it (torch_npu's ``__init__`` renames the
-privateuse1 backend to ``npu``; PyTorch loads plug-ins itself only through the ``torch.backends`` entry point): the
-plug-in is not installed or not imported in the job's environment (MinerU#2665, the maintainer: the NPU plug-in was
-not loaded). Other device strings (``auto``, ``gpu``) are a program's own typo and stay unread."""
 RE_PROTO_TWICE = screened(r"File already exists in database: \S+\.proto|CHECK failed: (?:GeneratedDatabase\(\)|"
                           r"generated_database_)->Add\(encoded_file_descriptor")
 """protobuf's C++ runtime refusing a generated ``.proto`` registered a second time in one process
@@ -334,6 +330,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_PARALLEL_LAYOUT, "cfg:env"),
     (RE_CONTEXT_OVER_MODEL, "cfg:env"),
     (RE_DIST_BACKEND_ABSENT, "cfg:env"),
+    (RE_SLEEP_ALLOCATOR, "cfg:env"),  # vllm-ascend's sleep-mode allocator: not built, or expandable segments
     (RE_ROPE_SCHEMA_OLD, "cfg:version"),
     (RE_SHARD_CHECK, "cfg:env"),
     (RE_SOC_PACKAGE, "cfg:version"),
@@ -440,7 +437,6 @@ def exception_severity(ctx: LineCtx, warning: bool) -> int:
     return 1 if warning else 2
 
 
-
 def _raised(text: str) -> re.Match[str] | None:
     """The first exception class a line names (:data:`RE_EXC`), not the C++ function a RUNTIME plog line names after
     its head (:func:`~opsbrain.ingest.parsers.ctx.rt_func`: ``CheckSmmuFault:`` was read as ``py:CheckSmmuFault``,
@@ -481,7 +477,8 @@ def parse(ctx: LineCtx) -> bool:
         if name in PADDLE_TO_PY and m.group(1) == name and RE_PADDLE_UNIMPLEMENTED.search(text):
             name = PADDLE_TO_PY[name]  # Paddle's own summary line, not TensorFlow's exception of that name
         if not ((name == "AttributeError" and RE_VENDOR_ATTR.search(text))
-                or (name == "NotImplementedError" and RE_ATB_MODEL_TYPE.found(text))):
+                or (name == "NotImplementedError" and RE_ATB_MODEL_TYPE.found(text))
+                or (name == "AssertionError" and RE_SLEEP_ALLOCATOR.found(text))):
             ctx.add(f"py:{name}", ctx.node, exception_severity(ctx, warning))
             found = True
     elif RE_STOP_ITERATION.search(text):
