@@ -38,8 +38,8 @@ def _most(items: Iterable[str | None]) -> str | None:
 
 
 def _hw(s: Signal) -> bool:
-    return s.kind.startswith(("dev:", "agent:", "os:", "rt:", "plugin:", "train:", "hccn:", "ecc:", "drv:", "mem:",
-                              "smi:", "err:", "op:", "cfg:"))
+    return s.kind.startswith(("dev:", "agent:", "os:", "rt:", "plugin:", "pub:", "train:", "hccn:", "ecc:", "drv:",
+                              "mem:", "smi:", "err:", "op:", "cfg:"))
 
 
 def localize(rule: str, signals: list[Signal]) -> str | None:

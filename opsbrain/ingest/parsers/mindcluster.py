@@ -41,10 +41,26 @@ mindx-dl-deviceinfo-<node>``, MindCluster "Fault Information", mxdlug_com_007; s
 ``fault_code`` the codes as upper-case hex joined by commas, ``fault_time_and_level_map`` each code's own level.
 Each code gives ``plugin:<CODE>`` on the NPU the name writes (its physical id, as written) at the level the map
 states for it, else its documented one; the list is often printed as a string inside the ConfigMap's JSON, its
-quotes escaped."""
+quotes escaped.
+
+ClusterD lists public faults (faults other detectors send it: CCAE, pingmesh, NetMind, the DPC storage client) in the
+same ``DeviceFault`` form, ``fault_type`` ``PublicFault``, in its ``cluster-info-device-<m>`` ConfigMap (``kubectl
+describe cm -n mindx-dl cluster-info-device-0``, MindCluster common_operations.md "Querying Information About
+Currently Available Devices", whose example lists ``220001001`` on three NPUs), and keeps each in its
+``statistic-fault-info`` ConfigMap as ``{"resource":"CCAE","devIds":[0,1,2],...,"faultCode":"010001002",
+"level":"SubHealthFault",...}`` (the MindCluster FAQ "Recovery Message of a Public Fault Is Missing",
+dlug_installation_faq_051). Their codes are nine decimal digits (03_configuring_fault_detection_levels.md, Table 4:
+digit 2 is the default level, 0 NotHandle, 1 SubHealth, 2 SeparateNPU); each gives ``pub:<CODE>`` on the NPU at the
+level the entry states, else that default (knowledge_base/codes.yaml ``public_fault_codes``, session 51). Before,
+the eight-hex-digit reading passed them by: the ConfigMap of three isolated NPUs was "no fault found". Both ConfigMaps
+list many nodes, each under its own key (``mindx-dl-deviceinfo-<node>``, ``<node>``): a fault (a public one, or a
+device code in the cluster-info list) is placed on the NPU of the node it is listed under."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from opsbrain.ingest import where
 from opsbrain.ingest.parsers.ctx import LineCtx
 from opsbrain.ingest.parsers.device import level_severity, stated_level_severity
 from opsbrain.ingest.screen import group_of, screened
@@ -61,10 +77,19 @@ RE_PARAM_PLANE = screened(r"parameter plane fault code (occur|recover), logicID:
 RE_BEFORE_SUBSCRIBE = screened(r"before fault subscribe, device\((\d+)\) had error code: ([0-9a-fA-F]{1,16})\b")
 RE_FIELD = lazy_compile(r"\b(Severity|Assertion):(-?\d+)")
 RE_CM_ENTRY = screened(r'\\?"npu_name\\?":\\?"[A-Za-z][\w.]*?-(\d+)\\?"[^{}]*?\\?"fault_code\\?":\\?"'
-                       r'([0-9A-Fa-f]{8}(?:,[0-9A-Fa-f]{8})*)\\?"')
+                       r'((?:[0-9A-Fa-f]{8}|\d{9})(?:,(?:[0-9A-Fa-f]{8}|\d{9}))*)\\?"')
 """One ``DeviceFault`` of the device-info ConfigMap's fault list: the NPU's physical id and its codes."""
-RE_CM_LEVEL = lazy_compile(r'\\?"([0-9A-Fa-f]{8})\\?":\{\\?"fault_time\\?":\d+,\\?"fault_level\\?":\\?"(\w+)\\?"')
+RE_CM_LEVEL = lazy_compile(r'\\?"([0-9A-Fa-f]{8}|\d{9})\\?":\{\\?"fault_time\\?":\d+,\\?"fault_level\\?":\\?"(\w+)\\?"')
 """A code's own entry in that ``DeviceFault``'s ``fault_time_and_level_map`` (``FaultTimeAndLevel``, proto.go:222)."""
+RE_PUB_RECORD = screened(r'"devIds":\[([\d,\s]*)\][^{}]*?"faultCode":"(\d{9})"(?:,"level":"(\w+)")?')
+"""One public fault of ClusterD's ``statistic-fault-info`` (module docstring): the NPUs' physical ids, its code and
+level."""
+RE_CM_NODE = lazy_compile(r'"mindx-dl-deviceinfo-([\w.-]+)"\s*:\s*\{')
+"""A node's key in ClusterD's cluster-info-device ConfigMap (one entry per node, ``mindx-dl-deviceinfo-<node>``)."""
+RE_STAT_NODE = lazy_compile(r'"([\w.-]+)":\[\{')
+"""A node's key in statistic-fault-info (its list of public faults)."""
+PUB_DEFAULT_LEVEL = {"0": 1, "1": 1, "2": 2}
+"""A public fault code's second digit, its default level (NotHandle, SubHealth: no action now; SeparateNPU)."""
 RE_NODED_ENTRY = screened(r'\\?"DeviceType\\?":\\?"(\w+)\\?",\\?"DeviceId\\?":(-?\d+),\\?"FaultCode\\?":\[([^\]]*)\],'
                           r'\\?"FaultLevel\\?":\\?"(\w+)\\?"')
 """One ``FaultDev`` of NodeD's node-info ConfigMap (``kubectl get cm mindx-dl-nodeinfo-<node> -o yaml``, its
@@ -95,9 +120,10 @@ def _severity(code: str, level: str | None, dcmi: int | None) -> int:
     return 2 if dcmi is not None and dcmi > 1 else 1
 
 
-def _add(ctx: LineCtx, code: str | None, logic: int, recover: bool, level: str | None, dcmi: int | None) -> None:
+def _add(ctx: LineCtx, code: str | None, logic: int, recover: bool, level: str | None, dcmi: int | None,
+         node: str | None = None) -> None:
     dev = logic if 0 <= logic <= MAX_DEVICE else None
-    comp = ctx.npu(dev) if dev is not None else None
+    comp = _on(ctx, dev, node)
     if code is not None:
         if recover:
             ctx.add(f"plugin:{code}:recover", comp, 0, device=dev)
@@ -107,15 +133,53 @@ def _add(ctx: LineCtx, code: str | None, logic: int, recover: bool, level: str |
         ctx.add(f"level:{level}", comp, 0, device=dev)
 
 
+def _node_before(rx: Any, text: str, at: int) -> str | None:
+    """The node whose key (``rx``) comes last before ``at``: the node a ConfigMap of many nodes lists a fault under."""
+    last = None
+    for m in rx.finditer(text, 0, at):
+        last = m.group(1)
+    return last
+
+
+def _on(ctx: LineCtx, dev: int | None, node: str | None) -> str | None:
+    """The NPU ``dev`` on ``node`` (a node the ConfigMap names), else on the line's node."""
+    if dev is None:
+        return None
+    return where.device_component(node, dev, ctx.numbering()) if node else ctx.npu(dev)
+
+
+def _public(ctx: LineCtx, code: str, dev: int, level: str | None, node: str | None) -> None:
+    """A public fault (module docstring): ``pub:<code>`` on the NPU, at its stated level, else its code's default."""
+    on = dev if 0 <= dev <= MAX_DEVICE else None
+    sev = stated_level_severity(level) or PUB_DEFAULT_LEVEL.get(code[1], 2)
+    ctx.add(f"pub:{code}", _on(ctx, on, node), sev, device=on)
+
+
 def _fault_list(ctx: LineCtx, text: str) -> bool:
     """The device-info ConfigMap's fault list (module docstring): every entry's codes on its NPU."""
     entries = list(RE_CM_ENTRY.finditer(text))
     for i, m in enumerate(entries):
         end = entries[i + 1].start() if i + 1 < len(entries) else len(text)
         levels = {c.upper(): lvl for c, lvl in RE_CM_LEVEL.findall(text, m.end(), end)}
+        node = _node_before(RE_CM_NODE, text, m.start())  # ClusterD's ConfigMap of many nodes; None: the plugin's own
         for code in m.group(2).upper().split(","):
-            _add(ctx, code, int(m.group(1)), False, levels.get(code), None)
+            if len(code) == 9:  # a public fault's nine decimal digits
+                _public(ctx, code, int(m.group(1)), levels.get(code), node)
+            else:
+                _add(ctx, code, int(m.group(1)), False, levels.get(code), None, node)
     return bool(entries)
+
+
+def _public_records(ctx: LineCtx, text: str) -> bool:
+    """statistic-fault-info's public faults (module docstring): each code on every NPU its record names."""
+    found = False
+    for m in RE_PUB_RECORD.finditer(text):
+        node = _node_before(RE_STAT_NODE, text, m.start())
+        for dev in m.group(1).replace(" ", "").split(","):
+            if dev.isdigit():
+                _public(ctx, m.group(2), int(dev), m.group(3), node)
+                found = True
+    return found
 
 
 def _node_faults(ctx: LineCtx, text: str) -> bool:
@@ -137,6 +201,8 @@ def parse(ctx: LineCtx) -> bool:
     if "fault_code" in text and _fault_list(ctx, text):
         return True
     if "FaultDevList" in text and _node_faults(ctx, text):
+        return True
+    if "faultCode" in text and _public_records(ctx, text):
         return True
     if m := RE_NAMED.search(text):
         fields = {k: int(v) for k, v in RE_FIELD.findall(m.group(3))}
