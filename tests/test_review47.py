@@ -147,4 +147,7 @@ def test_the_sessions_new_patterns_read_a_hostile_64k_line_at_once(name: str) ->
     for line in lines:
         t0 = time.perf_counter()
         rx.search(line)
-        assert time.perf_counter() - t0 < 0.5, (name, line[:30])
+        # 2 s, not 0.5 (session 51): BENIGN, one alternation that grows each session, takes 0.1-0.2 s on these lines
+        # idle and failed the 0.5 s bound once on two cores shared by ten processes; a superlinear pattern takes
+        # far longer than 2 s on 64 KB, which is what this guards
+        assert time.perf_counter() - t0 < 2.0, (name, line[:30])

@@ -63,6 +63,9 @@ read framework_error 0.57 through the text fallback from the reason's words. Not
 status is 0), while "xfailed" reads as a failure's word. A summary with a ``failed`` or ``error`` count keeps its
 reading. Under ``-q`` the same counts are written without the ``=`` rules (``summary_stats``: ``display_sep =
 self.verbosity >= 0``, else ``write_line``): ``19 passed, 1 xfailed in 9.63s`` alone on its line (review50).
+Session 51 (review50's leftovers): pytest before 5.x wrote the time as ``in 0.08 seconds`` (``=== 3 passed in 0.08
+seconds ===`` in public pytest tutorials of that time), and pytest-xdist's ``-v`` heads a record with its worker and
+progress (``[gw0] [ 50%] XFAIL test_x.py::test_y``, the form testruns.PASSED_RECORD reads for PASSED).
 torch_npu's ``Cannot create tensor with interal format while allow_internel_format=False, tensor will be
 created with base format.`` (sic): with internal formats switched off (``torch.npu.config.allow_internal_format =
 False``), ``empty_with_format`` takes the base format instead and warns once (Ascend/pytorch
@@ -117,9 +120,9 @@ RUN_NOTICES = (
     r"\bThis command sends signal 35 to the process:\d+\. If the process is executed to disable "
     r"signal receiving through the environment variable ASCEND_COREDUMP_SIGNAL=none, the process:\d+ "
     r"will be killed\.|"
-    r"^\s*(?:[^\s:]{1,500}::\S{1,1000}\s)?XFAIL\b(?!.*\bXPASS)|"
+    r"^\s*(?:\[gw\d+\] (?:\[\s*\d+%\] )?)?(?:[^\s:]{1,500}::\S{1,1000}\s)?XFAIL\b(?!.*\bXPASS)|"
     r"^\s*(?:=+ )?(?:\d{1,9} (?:passed|skipped|xfailed|xpassed|deselected|warnings?)"
-    r"(?:, |(?= in ))){1,8} in [\d.]+s(?: \(\d+:\d\d:\d\d\))?(?: =+)?\s*$|"
+    r"(?:, |(?= in ))){1,8} in [\d.]+(?:s| seconds)(?: \(\d+:\d\d:\d\d\))?(?: =+)?\s*$|"
     r"\bCannot create tensor with interal format while allow_internel_format=False, tensor will be "
     r"created with base format\.|"
     r"Failed to place the graph without changing the devices of some resources\. Some of the "
