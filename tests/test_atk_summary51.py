@@ -57,8 +57,8 @@ def test_the_table_ends_at_a_line_without_a_bar() -> None:
 
 # review51: loguru's default format ("{time:YYYY-MM-DD HH:mm:ss.SSS} | {level: <8} | {name}:{function}:{line} -
 # {message}", loguru README), a line made here in it with aclnn's failure text, right after the table
-LOGURU_AFTER = ("2026-09-16 10:21:33.512 | ERROR    | atk.executor:run:88 - RuntimeError: call aclnnChunkKdaFwd failed, "
-                "error code is 561002\n")
+LOGURU_AFTER = ("2026-09-16 10:21:33.512 | ERROR    | atk.executor:run:88 - RuntimeError: call aclnnChunkKdaFwd "
+                "failed, error code is 561002\n")
 
 
 def test_a_line_with_other_bars_after_the_table_is_no_row() -> None:
