@@ -18,10 +18,10 @@ timeout for want of an answer). Not on the first item (review51): there the Chin
 are the word it starts, not a qualifier, and the fault is there: ``设备无响应 timeout 3000ms`` (unresponsive),
 ``参数无效 error`` (invalid), ``没有响应 timeout``. The English word must not run on into a letter, digit or
 ``_``: ``AER: can't recover (no error_detected callback)`` (rwth-i6/returnn#1500, the kernel's PCIe recovery: the
-driver has no error_detected handler) names a callback, not an absent error. Reports of runs that went well say so in these
-words: ByteDance-Seed/VeOmni#1034, the Ascend NPU
-Qwen3.5-MoE LoRA test report ("Ascend NPU 与 H200 均完成 8 rank、500 optimizer step 训练，退出码为 0；两端 loss 均从约
-`1.44` 下降到约 `0.0011`，无 NaN、Inf、OOM 或分布式 hang"), read npu_oom 0.67 from its ``OOM`` (session 51,
+driver has no error_detected handler) names a callback, not an absent error. Reports of runs that went well say so
+in these words: ByteDance-Seed/VeOmni#1034, the Ascend NPU Qwen3.5-MoE LoRA test report ("Ascend NPU 与 H200
+均完成 8 rank、500 optimizer step 训练，退出码为 0；两端 loss 均从约 `1.44` 下降到约 `0.0011`，无 NaN、Inf、OOM
+或分布式 hang"), read npu_oom 0.67 from its ``OOM`` (session 51,
 tester51b); "无 NaN/Inf" and "No NaN or Inf in any arm" are the same statement in other training reports. A negation of
 something else is no statement of absence and stays: "无法分配内存" (cannot allocate memory), "no available memory"
 (the thing missing is memory, a fault)."""
