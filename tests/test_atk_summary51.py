@@ -53,3 +53,27 @@ def test_the_table_ends_at_a_line_without_a_bar() -> None:
     after = PERFORMANCE + ('For details, see the troubleshooting document on the Ascend official website. Search for '
                            'the keyword "AI Core Error".\n')
     assert kept(after) == [6]
+
+
+# review51: loguru's default format ("{time:YYYY-MM-DD HH:mm:ss.SSS} | {level: <8} | {name}:{function}:{line} -
+# {message}", loguru README), a line made here in it with aclnn's failure text, right after the table
+LOGURU_AFTER = ("2026-09-16 10:21:33.512 | ERROR    | atk.executor:run:88 - RuntimeError: call aclnnChunkKdaFwd "
+                "failed, error code is 561002\n")
+
+
+def test_a_line_with_other_bars_after_the_table_is_no_row() -> None:
+    assert kept(PERFORMANCE + LOGURU_AFTER) == [6]  # before: taken for a row of the performance table, left out
+    assert kept(ACCURACY + LOGURU_AFTER) == [4, 6]
+
+
+def test_the_table_patterns_stay_linear_on_long_lines() -> None:
+    import time
+
+    from opsbrain.ingest.testruns import AtkSummaryScan
+
+    scan = AtkSummaryScan()
+    assert scan.step(PERFORMANCE.splitlines()[1])
+    t = time.perf_counter()
+    assert not scan.step("---+" * 25_000 + "x")  # 100 KB: 8 s before (the rule pattern backtracked)
+    assert not AtkSummaryScan().step("总用例数 |" * 16_000)  # repeated heads without 是否达标: 0.7 s before
+    assert time.perf_counter() - t < 0.5

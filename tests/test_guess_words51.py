@@ -35,3 +35,4 @@ def test_the_model_top_is_named_where_no_signature_names_another() -> None:
     assert _guess_words("b", 0.3, probs, classes, {"kb:b:primary": 1.0}, 0.4).startswith("best guess b at 30%")
     got = _guess_words("b", 0.3, probs, classes, {"kb:a:ambiguous": 0.7, "kb:c:secondary": 1.0}, 0.4)
     assert got.startswith("best guess a at 20%") and "b at 30%" in got
+    assert "b at 30%, is named by none of them" in got  # review51: what was checked, no more

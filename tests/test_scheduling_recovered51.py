@@ -72,3 +72,34 @@ def test_the_labs_excerpt_raises_no_alarm(tmp_path: Path, engine: Any) -> None:
     f = tmp_path / "waited.log"
     f.write_text(WAITED)
     assert diagnose_logs(str(f), engine)["diagnosis"]["fault_class"] in ("unknown", None)
+
+
+# review51: ``kubectl describe pods`` of two pods (made here in kubectl's describe layout, "Name:" then the Events
+# table, kubectl pkg/describe/describe.go; the FailedScheduling message is the one NEVER_PLACED quotes, with an NPU
+# resource): the first stayed Pending, the second was bound. The FailedScheduling rows name no pod: the account's
+# Name: says whose they are.
+DESCRIBED_TWO = """\
+Name:             ascend-train-0
+Namespace:        default
+Status:           Pending
+Events:
+  Type     Reason            Age   From               Message
+  ----     ------            ----  ----               -------
+  Warning  FailedScheduling  2m    default-scheduler  0/2 nodes are available: 2 Insufficient huawei.com/Ascend910. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.
+
+Name:             ascend-infer-0
+Namespace:        default
+Status:           Running
+Events:
+  Type    Reason     Age   From               Message
+  ----    ------     ----  ----               -------
+  Normal  Scheduled  5m    default-scheduler  Successfully assigned default/ascend-infer-0 to node-a
+"""  # noqa: E501
+
+
+def test_another_described_pods_bind_ends_no_wait() -> None:
+    assert recovered_in(DESCRIBED_TWO.splitlines()) == set()  # before: {7}, the other pod's bind took it
+    assert "Insufficient huawei.com/Ascend910" in excerpt_view(DESCRIBED_TWO)
+    # the same account's own bind still ends its wait
+    own = DESCRIBED_TWO.replace("default/ascend-infer-0", "default/ascend-train-0")
+    assert recovered_in(own.splitlines()) == {7}

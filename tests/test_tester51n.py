@@ -70,3 +70,13 @@ def test_a_nan_a_count_or_a_failing_field_still_counts(line: str) -> None:
 def test_conda_packages_not_in_the_channels_read_as_the_environment(engine: Any) -> None:
     d = diagnose_logs("-", engine, stdin=io.BytesIO(CONDA.encode()))["diagnosis"]
     assert d["fault_class"] == "config_error", (d["fault_class"], d["confidence"], d.get("evidence"))
+
+
+def test_a_sentence_that_ends_in_an_error_noun_is_no_metric_list() -> None:
+    """review51: made here in Python logging's default format (``%(levelname)s:%(name)s:%(message)s``, the logging
+    module's BASIC_FORMAT) and as a bracketed level: the head is a sentence, not a metric's name."""
+    from tests.textviews import view_of
+
+    for line in ("ERROR:root:Heartbeat timeout, elapsed: 30.01", "[ERROR] Socket timeout, elapsed: 30.01"):
+        assert view_of(line).errors, line  # before: quiet, read as l2_error's per-field list
+    assert not view_of("l2_error, Ex:  0.0355 , Ey:  0.0343 , Hz:  0.0229").errors

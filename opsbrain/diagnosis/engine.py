@@ -266,12 +266,14 @@ def _guess_words(best: str, conf: float, probs: Any, classes: Any, feats: dict[s
     <role>`` features) and the model's top class is none of them, the best of those is the guess named, the model's
     top beside it: its top on an input without a line for it is the forest's prior (session 51: a bare Python
     traceback, whose signature names framework_error as ambiguous, was escalated as "best guess
-    silent_data_corruption at 15%"). The ranking given as the alternatives stays the model's."""
+    silent_data_corruption at 15%"). The ranking given as the alternatives stays the model's. The words say only
+    what was checked: no documented signature names the model's top (review51: "has no line of the input behind it"
+    claimed more, as the forest also reads signal kinds no signature documents)."""
     named = {k.split(":")[1] for k in feats if k.startswith("kb:") and k.count(":") == 2}
     if named and best not in named:
         got = max(((float(probs[i]), c) for i, c in enumerate(classes) if c in named), default=None)
         if got is not None:
             return (f"best guess {got[1]} at {got[0]:.0%}, the class the input's documented signatures name (the "
-                    f"model's top, {best} at {conf:.0%}, has no line of the input behind it), is below the "
+                    f"model's top, {best} at {conf:.0%}, is named by none of them), is below the "
                     f"{bar:.0%} bar; escalate")
     return f"best guess {best} at {conf:.0%} is below the {bar:.0%} bar; escalate"

@@ -152,6 +152,24 @@ def _error_metric(name: str) -> bool:
     return len(words) >= 2 and words[-1].lower() in ERROR_NOUNS
 
 
+METRIC_NAME = lazy_compile(r"[A-Za-z][A-Za-z0-9]*(?:[ _-][A-Za-z0-9]+){1,3}$")
+"""A metric's name as a program prints it at the head of a per-field list: two to four words of letters and digits
+joined by a space, ``_`` or ``-`` (``l2_error``, ``relative error``, ``OM-Top1-err``), the last one of
+:data:`MEASURED_NOUNS`. Not a logger's line whose message ends in another error noun: with only "no ``: `` in the
+head" asked, ``ERROR:root:Heartbeat timeout, elapsed: 30.01`` (Python logging's default format,
+``levelname:name:message``) and ``[ERROR] Socket timeout, elapsed: 30.01`` were read as such a list and left out
+(review51)."""
+MEASURED_NOUNS = frozenset({"error", "errors", "err"})
+"""The error nouns a measured error's name ends in (a timeout, a failure or an exception is an event, not a size)."""
+
+
+def _measured_metric(name: str) -> bool:
+    """Whether ``name`` is a measured error's name (:data:`METRIC_NAME`, its last word one of
+    :data:`MEASURED_NOUNS`)."""
+    name = name.strip()
+    return METRIC_NAME.match(name) is not None and re.split(r"[ _-]", name)[-1].lower() in MEASURED_NOUNS
+
+
 def quiet_progress(text: str, error_word: Callable[[str], object]) -> bool:
     """Whether a line is Keras' progress bar (:data:`KERAS_PROGBAR`) whose error words are all in the names of metrics
     measured by a real number (``mean_absolute_error: 0.4415``, ``val_mean_absolute_error: 0.3963``; Keras logs
@@ -179,12 +197,12 @@ def quiet_metric_list(text: str, error_word: Callable[[str], object]) -> bool:
     (mindspore-ai/mindscience @52902750 MindElec/examples/physics_driven/time_domain_maxwell/eval.py line 112:
     ``print("l2_error, Ex: ", l2_error_ex, ", Ey: ", l2_error_ey, ", Hz: ", l2_error_hz)``), the relative L2 error of
     each field, and the README quotes it as the output of a run that went well. The header must be a metric's name
-    ending in its error noun (:func:`_error_metric`), every value a real number (:data:`MEASURE`), and no field
-    name an error word."""
+    ending in the noun of a measured error (:data:`METRIC_NAME`), every value a real number (:data:`MEASURE`), and no
+    field name an error word."""
     parts = text.strip().split(", ")
     if len(parts) < 2:
         return False
-    if ": " not in parts[0] and _error_metric(parts[0]):
+    if _measured_metric(parts[0]):
         fields = [_bare(*p.partition(": ")[::2]) for p in parts[1:]]
         return all(MEASURE.match(value) for _, value in fields) and error_word(", ".join(n for n, _ in fields)) is None
     return _measured_errors_only(parts, [_bare(*p.partition(": ")[::2]) for p in parts], ", ", error_word)

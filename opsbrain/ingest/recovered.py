@@ -85,6 +85,10 @@ schedule_one.go ``bindingCycle``; Volcano's scheduler cache records the same tex
 EVENT_POD = lazy_compile(r"\bpod/([\w.-]+)", re.I)
 """The object column of ``kubectl get events`` (``pod/NAME``, ``Pod/NAME`` in some tools' copies): the pod a
 FailedScheduling event names, where it does."""
+DESCRIBED = lazy_compile(r"Name:\s+([\w.-]+)\s*$")
+"""The first line of ``kubectl describe``'s account of one object (``Name:`` at the line's start, its name; kubectl
+pkg/describe/describe.go ``describePod``: ``w.Write(LEVEL_0, "Name:\\t%s\\n", pod.Name)``): ``kubectl describe pods``
+prints one such account per pod, each with its own ``Events:``, whose FailedScheduling rows name no pod (review51)."""
 SCHEDULING_SPAN = 400
 """reason: the most lines from a FailedScheduling event to the Scheduled event that ends the wait, read as one pod's
 scheduling: a ``kubectl describe pod`` holds a few dozen lines, an events listing of a small namespace a few hundred
@@ -134,6 +138,8 @@ class RecoveredScan:
         """An open unittest run's lines, from its first test's head, waiting for its verdict (:meth:`_test_run`)."""
         self._ran: int | None = None
         """The number of that run's ``Ran <n> tests in <t>s`` line once read."""
+        self._described: str | None = None
+        """The object the last ``kubectl describe`` account is of (:data:`DESCRIBED`): the pod its events are of."""
         self._unscheduled: list[tuple[int, str | None]] = []
         """FailedScheduling event lines (and their wrapped message) waiting for a Scheduled event: (number, the pod
         the event names, or None where it names none: a ``kubectl describe pod``'s own events)."""
@@ -222,9 +228,15 @@ class RecoveredScan:
         resource, a finished pod releasing an NPU) and binds it once one node fits: a wait that ended in a bind was no
         failure (session 51, tester51g: HAMi's lab 20 on a Kylin V10 310P3 node, a pod kept Pending 133 min by design
         until a claim was released, then ``Successfully assigned``, read framework_error 0.50). A FailedScheduling
-        with no such event after it keeps its reading."""
+        with no such event after it keeps its reading. Under a ``kubectl describe`` account (:data:`DESCRIBED`) an
+        event that names no pod is that account's pod's: ``kubectl describe pods`` of a Pending pod and then of a
+        running one is no bind of the first (review51: the running pod's ``Scheduled`` recovered the other's
+        FailedScheduling)."""
+        if text[:5] == "Name:":
+            self._described = m.group(1) if (m := DESCRIBED.match(text)) is not None else None
+            return range(0)
         if FAILED_SCHEDULING.search(text):
-            pod = m.group(1) if (m := EVENT_POD.search(text)) is not None else None
+            pod = m.group(1) if (m := EVENT_POD.search(text)) is not None else self._described
             self._unscheduled.append((n, pod))
             return range(0)
         if (m := POD_SCHEDULED.search(text)) is None:
@@ -311,7 +323,8 @@ def may_recover(data: bytes | bytearray) -> bool:
 
 def scheduling_cue(text: str) -> bool:
     """Whether a line may be a Kubernetes scheduling event :meth:`RecoveredScan._scheduling` reads: a cheap test."""
-    return "FailedScheduling" in text or "nodes are available" in text or "Successfully assigned " in text
+    return ("FailedScheduling" in text or "nodes are available" in text or "Successfully assigned " in text
+            or text[:5] == "Name:")
 
 
 def sample_cue(text: str) -> bool:

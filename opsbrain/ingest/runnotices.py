@@ -106,7 +106,7 @@ from __future__ import annotations
 
 RUN_NOTICES = (
     r"^\s*(?:\S*/)?tail: inotify (?:resources exhausted|cannot be used, reverting to polling"
-    r"(?:: [A-Za-z][\w ]{0,60})?)\s*$|"
+    r"(?:: [A-Za-z](?:[\w ]{0,60}\w)?)?)\s*$|"
     r"\bDlsymAscend\] Dynamically load symbol \w+ failed, result = |"
     r"\b(?:GetRealPath\] Get realpath failed, path\[|ToString\] The file ')/tmp/ipykernel_\d+/\d+\.py"
     r"(?:\]|' may not exists\.)\s*$|"

@@ -85,7 +85,7 @@ def outcome_words(text: str) -> str:
     return text
 
 
-ATK_SUMMARY_HEAD = lazy_compile(r"总用例数\s*\|.*是否达标")
+ATK_SUMMARY_HEAD = lazy_compile(r"总用例数\s*\|")
 """The head of the summary table ATK (Ascend's operator test kit: ``atk node ... task --task accuracy``,
 ``performance_device``, ``accuracy_dc``) prints at the end of a task, one row per compared node. An accuracy
 task's columns: 名称, 总用例数, 执行成功用例个数, 执行失败用例个数, 通过用例个数, 错误信息匹配用例个数,
@@ -94,10 +94,23 @@ device性能是否达标. Each ``...是否达标`` column holds ``Pass`` or ``Fa
 (flashserve/flash-linear-attention-npu ``tests/atk/common/check_atk_result.py`` @2161dfee,
 ``_extract_summary_row``, ``_classify_report``; the tables as printed: flash-linear-attention-npu#576,
 performance, 2026-09-16, and #519, accuracy, 2026-09-10). A column's name (执行失败用例个数, the count of
-the failed cases) is no failure."""
+the failed cases) is no failure. The head is this match with ``是否达标`` after it (:func:`atk_head`: no ``.*`` in the
+pattern, which was quadratic on a long line of repeated heads, review51)."""
 
-ATK_RULE = lazy_compile(r"^[\s+|=-]*-{3}[\s+|=-]*$")
-"""A rule line of the table (``+-----+-----+``, ``----------+------+``)."""
+ATK_RULE = lazy_compile(r"[\s+|=-]*")
+"""A rule line of the table (``+-----+-----+``, ``----------+------+``): the whole line of these characters
+(``fullmatch``) with ``---`` in it. (One pattern with ``-{3}`` between two runs of the class backtracked
+quadratically: 8 s on a 100 KB line of ``---+`` ending in another character, review51.)"""
+
+
+def atk_head(line: str) -> bool:
+    """Whether ``line`` is the head of ATK's summary table (:data:`ATK_SUMMARY_HEAD`)."""
+    return "总用例数" in line and (m := ATK_SUMMARY_HEAD.search(line)) is not None and "是否达标" in line[m.end():]
+
+
+def atk_rule(line: str) -> bool:
+    """Whether ``line`` is a rule line of the table (:data:`ATK_RULE`)."""
+    return "---" in line and ATK_RULE.fullmatch(line) is not None
 
 
 class AtkSummaryScan:
@@ -106,22 +119,27 @@ class AtkSummaryScan:
     run the NPU under test alone and measure it, flash-linear-attention-npu ``tests/atk/README.md`` @07190f5e,
     "性能用例只运行 NPU DUT，测量性能"; tester51m: b51m-06, a table whose every case ran read config_error 0.38), and
     the rows without ``Failed`` of any table. A row of another table that says ``Failed`` (accuracy, determinism,
-    memory check: the operator gave wrong results) keeps its reading; the table ends at a line without ``|``."""
+    memory check: the operator gave wrong results) keeps its reading; the table ends at a line without ``|`` or with
+    another number of ``|`` than its head (review51: a logger's line with ``|`` between its fields, loguru's ``time |
+    LEVEL | module:function:line - message``, right after the table was taken for a row and its error left out)."""
 
     def __init__(self) -> None:
         self.performance: bool | None = None
         """Whether the open table is a performance table; ``None`` outside a table."""
+        self.bars = 0
+        """The number of ``|`` in the open table's head: each of its rows has as many."""
 
     def step(self, line: str) -> bool:
         """Whether ``line`` is one of the table's lines that holds no failure."""
-        if "总用例数" in line and ATK_SUMMARY_HEAD.search(line):
+        if atk_head(line):
             self.performance = "性能是否达标" in line and "精度是否达标" not in line
+            self.bars = line.count("|")
             return True
         if self.performance is None:
             return False
-        if ATK_RULE.match(line):
+        if atk_rule(line):
             return True
-        if "|" in line:
+        if line.count("|") == self.bars:
             return self.performance or "Failed" not in line
         self.performance = None
         return False
