@@ -51,8 +51,9 @@ Currently Available Devices", whose example lists ``220001001`` on three NPUs), 
 "level":"SubHealthFault",...}`` (the MindCluster FAQ "Recovery Message of a Public Fault Is Missing",
 dlug_installation_faq_051). Their codes are nine decimal digits (03_configuring_fault_detection_levels.md, Table 4:
 digit 2 is the default level, 0 NotHandle, 1 SubHealth, 2 SeparateNPU); each gives ``pub:<CODE>`` on the NPU at the
-level the entry states, else that default (knowledge_base/codes.yaml ``public_fault_codes``, session 51). Before,
-the eight-hex-digit reading passed them by: the ConfigMap of three isolated NPUs was "no fault found". Both ConfigMaps
+level the entry states, else that default (session 51; the codes have no knowledge-base rows: their classes wait for
+a refit, measured and not taken). Before, the eight-hex-digit reading passed them by: the ConfigMap of three isolated
+NPUs was "no fault found". Both ConfigMaps
 list many nodes, each under its own key (``mindx-dl-deviceinfo-<node>``, ``<node>``): a fault (a public one, or a
 device code in the cluster-info list) is placed on the NPU of the node it is listed under."""
 
