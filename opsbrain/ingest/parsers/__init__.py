@@ -88,6 +88,7 @@ GATE = lazy_compile(
     r"\bstopiteration\b|"  # an uncaught StopIteration (parsers/framework.RE_STOP_ITERATION)
     r"\binclude could not find (?:requested|load) file\b|"  # CMake's include() (cfgenv.RE_BUILD_INPUT_MISSING; s50)
     r"\(unimplemented\) |"  # Paddle's simplified error type (parsers/framework.RE_PADDLE_UNIMPLEMENTED; session 47)
+    r"\b(?:owner|permission) not right\b|"  # MindX DL's file check (Ascend Docker Runtime; parsers/cfgenv; s51)
     + kernel.EDAC_REPORT + r"[CU]E\b|"
     r'故障分类|故障设备|故障节点|根因节点|root cause node|"(?:class|component|module)"\s*:|' + fdtoolkit.WORDS.pattern,
     re.I)

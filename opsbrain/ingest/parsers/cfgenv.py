@@ -26,6 +26,7 @@ _ENV = (
     r"\b(?:received|sent) message (?:after decompression )?larger than max\b|"
     r"\bunknown or invalid runtime name: \S|\bUnknown runtime specified \S|"
     r"\bCheck (?:Owner|Owner group|Other group) permission failed\b|\bowner id diff: current process user id is \d|"
+    r"\b(?:owner|permission) not right\b|"
     r"\bNo matching distribution found for \S|\bCould not find a version that satisfies the requirement \S|"
     r"\bCannot install .{1,300}? because these package versions have conflicting dependencies\b|"
     r"\bThe following packages are not available from current channels\b")
@@ -104,7 +105,17 @@ but required no greater than 0.`` and ``owner id diff: current process user id i
 ``Owner`` / ``Owner group`` / ``Other group`` digit of the mode above the one allowed, or a file another user owns;
 the MindIE LLM FAQ, "Check_path: config.json failed": chmod 640 the weight directory's config.json; MindX SDK's
 FileUtils.cpp prints ``Check Owner permission failed: Current permission is 7, but required no greater than 6.``):
-the files' mode or owner, set by whoever installed them. pip's resolver failing on a requirement (session 48,
+the files' mode or owner, set by whoever installed them. MindX DL's file check refusing a binary or library it
+loads (session 51, tester51p): ``owner not right <path> <uid>``, ``write permission not right <name> <mode>``,
+``permission not right <name> <mode>`` (Ascend/mind-cluster @22bb3d98 component/ascend-docker-runtime/mindxcheckutils/
+mindxcheckutils.go ``FileChecker`` / ``normalFileCheck``: owner neither root nor the running user, group or other may
+write; component/ascend-common/common-utils/utils/file_check.go prints the same; the device plugin's ``check log file
+failed, owner not right``). Ascend Docker Runtime checks runc before it execs it (runtime/common/common.go) and dies by
+``log.Fatal`` (runtime/main.go), so docker quotes ``... ascend-docker-runtime did not terminate successfully: exit
+status 1: 2024/07/24 09:59:29 owner not right /usr/bin/runc 1000`` (liguodongiot/llm-action
+llm-localization/ascend/FAQ.md: chown root:root /usr/bin/runc; ascend-fd's knowledge graph, kg-config.json
+AISW_MindX_Docker_Runtime_02: runc's owner not root or its mode writable, the container cannot start): the host's
+files, not a device. pip's resolver failing on a requirement (session 48,
 tester48o): ``Could not find a version that satisfies the requirement <req> (from versions: ...)`` then
 ``No matching distribution found for <req>``, and ``Cannot install <reqs> because these package versions have
 conflicting dependencies.`` (pypa/pip src/pip/_internal/resolution/resolvelib/factory.py,
