@@ -258,6 +258,31 @@ def quiet_block_key(text: str, error_word: Callable[[str], object]) -> bool:
                               for i in hits)
 
 
+RE_TABLE_ROW = lazy_compile(r"^\s*\|(?P<cells>(?:[^|\n]*\|){2,})\s*$")
+"""A Markdown table's row of two cells or more, bordered at both ends (``| max_abs_error | 0.044161 |``)."""
+PERCENT = lazy_compile(r"^(?P<number>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*%$")
+"""A number with a percent sign (``1.3408%``): a share, a measurement."""
+
+
+def quiet_table_metric(text: str) -> bool:
+    """Whether a line is a Markdown table's row whose first cell names an error measured (:func:`_error_metric`:
+    ``max_abs_error``, ``mean_abs_error``, ``relative_error``) and whose every other cell is a real number
+    (:data:`MEASURE`) or a percentage (:data:`PERCENT`): the size of an error in an accuracy comparison, as a model
+    card's CPU/NPU table prints it, not a failure (session 51, tester51q). The NPU adaptation report of
+    timm/vit_giant_patch14_clip_224.laion2b on AtomGit's model hub (https://ai.gitcode.com/gcw_uQ09W7jl/
+    timm-vit_giant_patch14_clip_224.laion2b-NPU) tabulates ``| max_abs_error | 0.044161 |``, ``| mean_abs_error |
+    0.008519 |`` and ``| relative_error | 1.3408% |`` of a run that finished; the text fallback counted the three as
+    failing lines. The same reading as a ``name: value`` field (:data:`MEASURE`, ``l2_error: 0.0043``). A ``nan``,
+    an integer, a word in a value cell, or a first cell that is no metric's name keeps the row failing."""
+    m = RE_TABLE_ROW.match(text)
+    if m is None:
+        return False
+    cells = [c.strip() for c in m["cells"].split("|")[:-1]]
+    if len(cells) < 2 or not _error_metric(cells[0].strip("*` ")):
+        return False
+    return all(MEASURE.match(v := c.strip("*` ")) is not None or PERCENT.match(v) is not None for c in cells[1:])
+
+
 def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     """Whether a line is a readout's ``Field Name: value`` (:data:`RE_NAMED_FIELD`) whose error word is in the field's
     name only and whose value states no failure, or whose value says no error is there (:data:`NO_ERRORS`): a state
@@ -275,7 +300,8 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     Type`` and ``Error Information Handle`` (dmidecode.c ``dmi_memory_array_error_handle``: ``Not Provided``, ``No
     Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
     reference specification (DMTF DSP0134) defines the fields."""
-    if quiet_progress(text, error_word) or quiet_metric_list(text, error_word) or quiet_block_key(text, error_word):
+    if quiet_progress(text, error_word) or quiet_metric_list(text, error_word) or quiet_block_key(text, error_word) \
+            or quiet_table_metric(text):
         return True
     m = RE_NAMED_FIELD.match(text)
     if m is None:
