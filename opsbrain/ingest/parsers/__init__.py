@@ -75,6 +75,7 @@ GATE = lazy_compile(
     r"not enough slots available in the system|"  # Open MPI's refusal of more ranks than slots (cfgenv; session 49)
     r"sigkill|training end with return code|"  # torchrun's "Signal 9 (SIGKILL)", ModelArts' exit (parsers/sigkill)
     r"illegal instruction|sigill\b|"  # a host process killed by SIGILL (parsers/kernel os:sigill; session 49)
+    r"sigabrt|double free or corruption|corrupted size vs|"  # SIGABRT deaths (parsers/kernel.ABORTED; s51)
     r"no such file or directory|undefined symbol|address already in use|name or service not known|\[EnvConfig\]|"
     r"\btoo (?:small|large|big)\b|address out of boundary|"
     r"exceeds the total number of available [a-z]pus|has no [a-z]pu available|"

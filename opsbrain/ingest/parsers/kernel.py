@@ -75,6 +75,27 @@ error, dev sda``), not a wrapper's ``I/O error:`` whose detail names another err
 the wrapper ending its line before the detail (kernel lines go on: ``, dev sda``, `` on dev``; session 46, tester46d).
 The documented message ``I/O error`` (codes.yaml, a block-device I/O error) is read only where this reads (session
 46, polish46: :mod:`.messages`)."""
+ABORTED = (r"(?:terminated with|received) signal SIGABRT\b|Fatal Python error: Aborted\b|"
+           r"\bSignal (?:6 \(SIGABRT\)|11 \(SIGSEGV\)) received by PID\b|#\d+\s+(?:\S+ in )?(?:__GI_)?abort \(|"
+           r"\bfree\(\): invalid pointer|double free or corruption \((?:!prev|out|fasttop|top)\)|"
+           r"corrupted size vs\. prev_size")
+"""A process ended by SIGABRT (or SIGSEGV) as the tools that watch it report the death, read as the generic crash
+(``os:segfault``: a fatal signal, a segmentation fault or an abort) where no line says "Segmentation fault" or "core
+dumped" (session 51, tester51r: Mooncake#1008's gdb backtrace and six other texts read nothing). gdb's
+``Program terminated with signal SIGABRT, Aborted.`` (a core file, alibaba/BladeDISC#952) and ``Program received
+signal SIGABRT, Aborted.`` (microsoft/onnxruntime#2804); abseil's failure-signal handler (loaded by Ray's workers)
+``*** SIGABRT received at time=1739956853 on cpu 100 ***`` (absl/debugging/failure_signal_handler.cc; verl#316,
+vllm#5458), as its SIGSEGV line was read already; CPython faulthandler's ``Fatal Python error: Aborted``
+(Modules/faulthandler.c names SIGABRT "Aborted"; vllm#5458, intel/torch-xpu-ops#3314); torchrun's ``ChildFailedError``
+table ``traceback : Signal 6 (SIGABRT) received by PID 2385923`` and ``Signal 11 (SIGSEGV) received by PID 3304209``
+(torch/distributed/elastic/multiprocessing/errors/__init__.py ``ProcessFailure``; open-mmlab/mmsegmentation#3106,
+NVIDIA/Megatron-LM#1880: the launcher itself only sends SIGTERM and SIGKILL, so either is the rank's own crash); a gdb
+backtrace frame in libc's ``abort`` (``#2  0x0000ffffb8cc6d70 in abort () from /usr/lib64/libc.so.6``,
+kvcache-ai/Mooncake#1008); and glibc's heap checks, which print their message and call ``abort``
+(malloc/malloc.c ``malloc_printerr``): ``free(): invalid pointer`` (microsoft/nni#5286), ``double free or corruption
+(!prev)`` / ``(out)`` / ``(fasttop)`` (Alpine-DAV/ascent#1618, NVIDIA/nvidia-container-runtime#100,
+nanoporetech/dorado#824), ``corrupted size vs. prev_size`` (kvcache-ai/Mooncake#1338). Each says the process died on
+the signal, not why: a program's bug, a library mismatch or a build that does not fit, never the device by itself."""
 KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
     (screened(r"hard LOCKUP", re.I), HARD_LOCKUP, 2),
@@ -118,8 +139,8 @@ KINDS: tuple[tuple[Screened, str, int], ...] = (
     # and the message must end there or name the core dump (session 49, tester49d).
     (screened(r"(?<!errorStr: )Illegal instruction(?: \(core dumped\)|\s*$)|\d Illegal instruction\s|"
               r"\bSIGILL\b"), "cfg:version", 2),
-    (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIGSEGV received|"
-              r"!!!!!!! Segfault encountered !!!!!!!", re.I), "os:segfault", 2),
+    (screened(r"Segmentation fault|segfault at|core dumped|\*\*\* SIG(?:SEGV|ABRT) received|"
+              r"!!!!!!! Segfault encountered !!!!!!!|" + ABORTED, re.I), "os:segfault", 2),
     (screened(MODULE_REFUSED, re.I), "cfg:env", 2),
 )
 DRV_KINDS: tuple[tuple[Screened, str], ...] = (
