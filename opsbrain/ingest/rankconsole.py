@@ -50,17 +50,20 @@ def console_line(line: str) -> ConsoleLine | None:
         return ConsoleLine(g[6], t, dev if dev >= 0 else None, rank if rank >= 0 else None)
     if m := RE_EI_NOTIFY.match(line):
         g = m.groups()
-        t = _epoch(g[1:7])
-        if t is None:
-            return None
-        return ConsoleLine(g[0], t + int(g[7]) / 1e3 + int(g[8]) / 1e6, remote_rank=int(g[9]))
+        t = _stamp(g[1:9])
+        return None if t is None else ConsoleLine(g[0], t, remote_rank=int(g[9]))
     return None
 
 
 def stamp_epoch(m: re.Match[str]) -> float | None:
     """:data:`RE_STAMP`'s match in epoch seconds (naive local), None for an impossible date."""
-    t = _epoch(m.groups()[:6])
-    return None if t is None else t + int(m.group(7)) / 1e3 + int(m.group(8)) / 1e6
+    return _stamp(m.groups())
+
+
+def _stamp(parts: tuple[str, ...]) -> float | None:
+    """The error manager's stamp, ``YYYY-MM-DD-HH:MM:SS.mmm.uuu`` as its eight numbers, in epoch seconds."""
+    t = _epoch(parts[:6])
+    return None if t is None else t + int(parts[6]) / 1e3 + int(parts[7]) / 1e6
 
 
 def _epoch(parts: tuple[str, ...]) -> float | None:
