@@ -100,6 +100,13 @@ level: at ERROR the file is refused and the service stops (the MindIE LLM FAQ "C
 ``cfg:env``, session 47), while MindIE LLM's parameter checker logs the model's config.json at WARN and the daemon goes
 on to profiling and HCCL set-up (gpustack/gpustack#3153 and #3352, which fail later for other reasons). Read only with
 the bracketed WARN level and ``[file:line]`` head of MindIE's log format before the check's own words.
+Session 52 (tester52e): xllm-service's first-start master election. ``Scheduler::Scheduler`` asks etcd for
+``XLLM:SERVICE:MASTER`` and, when the get fails because no master holds the key yet, sets it and logs ``Set current
+service as master!``; ``EtcdClient::get`` logs every failed get at ERROR (``etcd get <key> failed: <message>``), so the
+first service of a deployment prints ``etcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found`` on a start
+that goes on (jd-opensource/xllm-service xllm_service/scheduler/scheduler.cpp, scheduler/etcd_client/etcd_client.cpp).
+A start that served requests read config_error 0.56 from it through the text fallback (xLLM-AI/xllm#376). Only that
+key with etcd-cpp-apiv3's "key not found"; another key, or another failure of the get, keeps its reading.
 """
 
 from __future__ import annotations
@@ -131,6 +138,7 @@ RUN_NOTICES = (
     r"\bW11001: (?:\[PID: \d+\] [\d:.-]+ )?(?:Op ?\[[^\]\n]{1,500}\] does not hit the high-priority operator "
     r"information library, which might result in compromised performance\.|High-priority service of op\[[^\]\n]{1,500}"
     r"\] is invalid, low-priority service is used\. It can work normally but may affect performance\.)|"
-    r"\[WARN(?:ING)?\]\s*\[\w+\.(?:cpp|cc|h):\d+\]\s+Check (?:Owner|Owner group|Other group) permission failed\b"
+    r"\[WARN(?:ING)?\]\s*\[\w+\.(?:cpp|cc|h):\d+\]\s+Check (?:Owner|Owner group|Other group) permission failed\b|"
+    r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
