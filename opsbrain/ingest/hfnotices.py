@@ -53,6 +53,16 @@ and torch.jit.script_method will be disabled by transfer_to_npu, which currently
 to enable them, please do not use transfer_to_npu.``), beside the import notice of the redirections that is benign
 since session 40: the model runs eagerly. Printed at each vllm-ascend and sglang start on the NPU, it read as
 an error line ("does not support").
+
+vLLM (https://github.com/vllm-project/vllm, vllm/envs.py ``validate_environ(hard_fail)``): at engine start it walks
+the environment and, for each ``VLLM_``-prefixed variable it does not know, logs ``Unknown vLLM environment variable
+detected: NAME`` (``logger.warning``, so the line carries the logger's ``[envs.py:N]`` head) and goes on; only with
+``fail_on_environ_validation`` does it raise ``ValueError: Unknown vLLM environment variable detected: NAME``, which
+keeps its reading. Deployments that export their own ``VLLM_*`` switches print it at every start: a vllm-ascend TP8
+serve on 910 that went on to answer requests (session 52, tester52f, b52f-01: chiro2001/deepseek-v4.1-flash-ascend910B
+evidence/ced_dram_20261009/v10-p-serve.log) read config_error 0.71 from its two lines (``cfg:env``, "environment
+variable"). Matched as the whole line (after the logger's head, which the reader takes off, or with it) with
+nothing after the name, so the raise's ``ValueError: ...`` is not it.
 """
 
 from __future__ import annotations
@@ -78,7 +88,8 @@ LIBRARY_NOTICES = (
     r"environment variables to where it can be found\.|"
     r"\[WARNING\]\s+Please specify the CUTLASS repo directory as environment variable \$CUTLASS_PATH\s*$|"
     r"\btorch\.jit\.script (?:and torch\.jit\.script_method )?will be disabled by transfer_to_npu, which currently "
-    r"does not support (?:it|them)\b"
+    r"does not support (?:it|them)\b|"
+    r"(?:^\s*|\benvs\.py:\d+\] )Unknown vLLM environment variable detected: VLLM_\w+\s*$"
 )
 """The notices above as one alternation (plain ``re`` syntax), joined into :data:`opsbrain.ingest.benign.BENIGN`."""
 
