@@ -27,6 +27,7 @@ _ENV = (
     r"\bunknown or invalid runtime name: \S|\bUnknown runtime specified \S|"
     r"\bCheck (?:Owner|Owner group|Other group) permission failed\b|\bowner id diff: current process user id is \d|"
     r"\b(?:owner|permission) not right\b|"
+    r"\[ERROR\] You are not the owner of path\b|"
     r"\bNo matching distribution found for \S|\bCould not find a version that satisfies the requirement \S|"
     r"\bCannot install .{1,300}? because these package versions have conflicting dependencies\b|"
     r"\bThe following packages are not available from current channels\b")
@@ -127,7 +128,13 @@ conda's solver failing the same way (session 51, tester51n): ``PackagesNotFoundE
 available from current channels:`` and the list of specs (conda/conda @9c644e1e conda/exceptions.py, class
 ``PackagesNotFoundError``, the message when channel URLs are known), e.g. an AI4S model's environment.yml pinning
 ``blas==1.0=mkl``, an x86 build, created on an aarch64 910B server (iocaswolfteam/LangYa_v1_0#3): the channels and
-pins, not a device."""
+pins, not a device. msopgen refusing an input or output path another user owns
+(session 52, tester52a): ``<time> (<pid>) - [ERROR] You are not the owner of path <path>`` (mirror
+xiaobingling93-pixel/Ascend-msopgen @6d0ce115 msopgen/interface/utils.py, the path check after
+``check_input_permission_valid``: ``check_path_owner_consistent``, the file's uid is not the running process's, then
+``MsOpGenException``), e.g. a container building as root over files a
+host user owns (aflyingto/TTFHW-auto-build README: ``docker run -u $(id -u):$(id -g)``): the build's files and user,
+not a device. Only at ERROR: Ascend/msopgen @16518047 prints the same words with ``print_warn_log`` and goes on."""
 CFG_ENV_TEXT = screened(_ENV, re.I)
 """Configuration and environment texts (this parser's own reading; a setting needs :data:`CFG_SETTING`): libraries
 and paths not found, environment variables a program names (HCCL's ``[EnvConfig]`` stage and ``set ... by

@@ -42,6 +42,7 @@ from opsbrain.ingest.parsers.hostenv import (
     RE_FS_UNSUPPORTED,
     RE_SHM_TOO_SMALL,
 )
+from opsbrain.ingest.parsers.mssanitizer import RE_MSSANITIZER_REPORT
 from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.lazyre import lazy_compile
 
@@ -389,6 +390,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_MS_ANALYZE_FAIL, "op:compile"),
     (RE_BISHENG_COMPILE, "op:compile"),
     (RE_LLVM_BACKEND_FATAL, "op:compile"),
+    (RE_MSSANITIZER_REPORT, "rt:aicore_sw"),  # a checker's report on the kernel's own access (mssanitizer)
     # the aclnn engine's own launch / run failure lines name the operator (hicann/opbase src/nnopbase, session 38)
     (screened(r"aclnn.*(?:fail|error)|(?:fail|error).*aclnn|\blaunch failed for \w+, errno:|"
               r"\bKernel Run failed\. opType:", re.I), "op:aclnn"),
