@@ -26,6 +26,7 @@ component/npu-exporter/collector/metrics/collector_for_network.go and collector_
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 
@@ -283,6 +284,50 @@ def quiet_table_metric(text: str) -> bool:
     return all(MEASURE.match(v := c.strip("*` ")) is not None or PERCENT.match(v) is not None for c in cells[1:])
 
 
+RE_LAUNCH_HEAD = lazy_compile(r"^(?:\[[^\]\[]{1,40}\] [\w.]{1,80}: \[INFO\])?\s*$")
+"""What may stand before a launch block's ``rdzv_configs`` field: nothing but its indent, or the per-line head torch's
+elastic logging puts on each line of the message (``[2024-03-12 08:22:45,549] torch.distributed.launcher.api:
+[INFO]``)."""
+RE_LAUNCH_VALUE = lazy_compile(r"^rdzv_configs\s*:\s*(?P<value>\{[^{}]*\})\s*$")
+"""The field and its value: one flat dict literal (:func:`quiet_launch_config`)."""
+LAUNCH_VALUE_MAX = 2048
+"""reason: a launch block's rendezvous settings are a handful of keys; a longer value is not read as one."""
+
+
+def quiet_launch_config(text: str, error_word: Callable[[str], object]) -> bool:
+    """Whether a line is the ``rdzv_configs`` field of an elastic launcher's launch-config block, whose error words
+    are all in the keys of its settings (``{'rank': 0, 'timeout': 600, 'node_unit': 1}``: the rendezvous join timeout
+    in seconds, a setting, not a timeout that happened). torchrun logs the block before it starts the workers
+    (pytorch torch/distributed/launcher/api.py ``launch_agent``: ``"Starting elastic_operator with launch
+    configs:\\n" ... "  rdzv_configs     : %(rdzv_configs)s\\n"``), and DLRover's agent the same fields before its
+    node check (intelligent-machine-learning/dlrover @7c3e9648 dlrover/python/elastic_agent/torch/training.py
+    ``_create_check_agent``: ``"Starting node-check agent with launch configs:\\n"`` ... ``f"  rdzv_configs     :
+    {config.rdzv_configs}\\n"``); the continuation lines print bare, or each after torch's per-line head
+    (:data:`RE_LAUNCH_HEAD`). Session 52, tester52b: DLRover's node-check start-up in
+    intelligent-machine-learning/dlrover#1622 read config_error 0.60 through the text fallback from that one line.
+    The value must be a flat dict of settings (string keys; numbers, booleans, None or strings without an error word
+    as values): a value that states anything else keeps the line failing."""
+    i = text.find("rdzv_configs")
+    if i < 0 or RE_LAUNCH_HEAD.match(text[:i]) is None or len(text) - i > LAUNCH_VALUE_MAX:
+        return False
+    m = RE_LAUNCH_VALUE.match(text[i:].rstrip())
+    if m is None:
+        return False
+    try:
+        value = ast.literal_eval(m["value"])
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return False
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        return False
+    for v in value.values():
+        if isinstance(v, str):
+            if error_word(v) is not None:
+                return False
+        elif v is not None and not isinstance(v, (bool, int, float)):
+            return False
+    return True
+
+
 def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     """Whether a line is a readout's ``Field Name: value`` (:data:`RE_NAMED_FIELD`) whose error word is in the field's
     name only and whose value states no failure, or whose value says no error is there (:data:`NO_ERRORS`): a state
@@ -301,7 +346,7 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
     reference specification (DMTF DSP0134) defines the fields."""
     if quiet_progress(text, error_word) or quiet_metric_list(text, error_word) or quiet_block_key(text, error_word) \
-            or quiet_table_metric(text):
+            or quiet_table_metric(text) or quiet_launch_config(text, error_word):
         return True
     m = RE_NAMED_FIELD.match(text)
     if m is None:
