@@ -98,6 +98,12 @@ nanoporetech/dorado#824), ``corrupted size vs. prev_size`` (kvcache-ai/Mooncake#
 the signal, not why: a program's bug, a library mismatch or a build that does not fit, never the device by itself."""
 KINDS: tuple[tuple[Screened, str, int], ...] = (
     (screened(r"Kernel panic|Fatal machine check|kernel BUG at|Oops:", re.I), "os:panic", 2),
+    # a BMC's SEL as ipmitool lists it, the OS Stop/Shutdown sensor's (20h) offset 01h asserted: the OS's own crash
+    # stop, which Linux writes from its panic path (ipmi_msghandler.c send_panic_events; IPMI v2.0 Table 42-3 "Run-time
+    # Critical Stop (a.k.a. 'core dump', 'blue screen')"; ipmitool include/ipmitool/ipmi_sel.h prints "Run-time
+    # critical stop"). Session 52, tester52c: philip-bee-h/vault_backup's dead-node SEL read hbm_uce from its memory
+    # UE alone. The graceful offsets and a Deasserted record are not read.
+    (screened(r"\|\s*Run-time critical stop\b[^|\n]*\|\s*Asserted\b", re.I), "os:panic", 2),
     (screened(r"hard LOCKUP", re.I), HARD_LOCKUP, 2),
     # the workqueue watchdog (kernel/workqueue.c wq_watchdog_timer_fn, ``BUG: workqueue lockup - pool cpus=2 node=0
     # flags=0x1 nice=0 stuck for 171s!``): a worker pool made no progress past workqueue.watchdog_thresh, the host
