@@ -148,6 +148,17 @@ status error``, ``warning`` (hicann/runtime src/runtime/core/src/engine/stars/st
 ``task timeout`` did not time out waiting for a peer: the runtime aborted the stream when another task on the device
 failed (the CANN troubleshooting case of MoE dispatch/combine prints it before the AI Core's ``MTE instruction is out
 of range``), so it is no ``hccl:notify_timeout`` (session 36; before, any ``Task run failed ... notify`` was one)."""
+RE_ONE_SIDED_LINK = screened(r"\[IsUsedRdma\]localDeviceId: -?\d+, remoteDeviceId: -?\d+, "
+                             r"linkType \d+ is not supported")
+"""HCCL's one-sided service (under HIXL / LLM-DataDist and Mooncake's AscendDirectTransport, the KV-cache transfer
+of PD disaggregation) refusing a pair of devices on one server: on a 910B such a pair uses RDMA only when intra-node
+RoCE is switched on (``GetExternalInputIntraRoceSwitch()``, HCCL_INTRA_ROCE_ENABLE), otherwise its link type must be
+HCCS, else ``HCCL_ERROR("[HcclOneSidedService][IsUsedRdma]localDeviceId: %d, remoteDeviceId: %d, linkType %u is not
+supported")`` and ``HCCL_E_NOT_SUPPORT`` (CANN Open Software HCCL, hccl_one_sided_service.cc
+``HcclOneSidedService::IsUsedRdma``; a copy at HongminTan/ACNC2025-HCCL@b9714026 src/domain/collective_communication/
+framework/communicator/impl/one_sided_service/). The cards chosen and the switch, not an operator: ``cfg:env`` (before,
+``op:unsupported`` from the framework parser's "not supported"; vllm-ascend#13175's decode plog, session 52,
+tester52d)."""
 _HCCL_CONTEXT = screened(r"HCCL|hccl|hcom|Hccl|HCOM|collective|allreduce|all_reduce|allgather|broadcast", re.I,
                          context=True)
 
@@ -191,6 +202,9 @@ def parse(ctx: LineCtx) -> bool:
         if peer and peer.startswith("pod"):
             ctx.add("hccl:remote", peer, 1, peer=peer)
         found = True
+    if ctx.sev >= 2 and RE_ONE_SIDED_LINK.search(text):  # the deployment, not an operator (see above)
+        ctx.add("cfg:env", ctx.npu(), 2, peer=peer, device=ctx.device())
+        return True
     if m := RE_HCCL_RET.search(text):
         ret = int(next(g for g in m.groups() if g is not None))
         if ret:  # HCCL_SUCCESS is no error; the return code adds to the line, it does not explain it (a relayed
