@@ -53,6 +53,17 @@ and torch.jit.script_method will be disabled by transfer_to_npu, which currently
 to enable them, please do not use transfer_to_npu.``), beside the import notice of the redirections that is benign
 since session 40: the model runs eagerly. Printed at each vllm-ascend and sglang start on the NPU, it read as
 an error line ("does not support").
+
+huggingface/tokenizers (https://github.com/huggingface/tokenizers, bindings/python/src/lib.rs ``child_after_fork``,
+registered with ``pthread_atfork``): when a process forks after the Rust thread pool was used and
+``TOKENIZERS_PARALLELISM`` is not set, the child prints ``huggingface/tokenizers: The current process just got forked,
+after parallelism has already been used. Disabling parallelism to avoid deadlocks...``, ``To disable this warning, you
+can either:``, ``\t- Avoid using `tokenizers` before the fork if possible`` and ``\t- Explicitly set the environment
+variable TOKENIZERS_PARALLELISM=(true | false)``, then calls ``set_parallelism(false)``: the tokenizer goes on
+serially (session 52, tester52g). Every DataLoader or dataset ``map`` worker forked after a fast tokenizer ran prints
+it; the last bullet read ``cfg:env`` (a variable the job lacks), config_error 0.71 on a lerobot fine-tune start
+(huggingface/lerobot#1444) and an inference run that ended ``Done.`` (nv-tlabs/lyra#55). The bullets are matched as
+whole lines, with this variable and these words only.
 """
 
 from __future__ import annotations
@@ -78,7 +89,12 @@ LIBRARY_NOTICES = (
     r"environment variables to where it can be found\.|"
     r"\[WARNING\]\s+Please specify the CUTLASS repo directory as environment variable \$CUTLASS_PATH\s*$|"
     r"\btorch\.jit\.script (?:and torch\.jit\.script_method )?will be disabled by transfer_to_npu, which currently "
-    r"does not support (?:it|them)\b"
+    r"does not support (?:it|them)\b|"
+    r"\bhuggingface/tokenizers: The current process just got forked, after parallelism has already been used\. "
+    r"Disabling parallelism to avoid deadlocks\.\.\.\s*$|"
+    r"^\s*To disable this warning, you can either:\s*$|"
+    r"(?:^|\s)-\s+Avoid using `tokenizers` before the fork if possible\s*$|"
+    r"(?:^|\s)-\s+Explicitly set the environment variable TOKENIZERS_PARALLELISM=\(true \| false\)\s*$"
 )
 """The notices above as one alternation (plain ``re`` syntax), joined into :data:`opsbrain.ingest.benign.BENIGN`."""
 
