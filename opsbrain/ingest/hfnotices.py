@@ -63,6 +63,17 @@ serve on 910 that went on to answer requests (session 52, tester52f, b52f-01: ch
 evidence/ced_dram_20261009/v10-p-serve.log) read config_error 0.71 from its two lines (``cfg:env``, "environment
 variable"). Matched as the whole line (after the logger's head, which the reader takes off, or with it) with
 nothing after the name, so the raise's ``ValueError: ...`` is not it.
+
+huggingface/tokenizers (https://github.com/huggingface/tokenizers, bindings/python/src/lib.rs ``child_after_fork``,
+registered with ``pthread_atfork``): when a process forks after the Rust thread pool was used and
+``TOKENIZERS_PARALLELISM`` is not set, the child prints ``huggingface/tokenizers: The current process just got forked,
+after parallelism has already been used. Disabling parallelism to avoid deadlocks...``, ``To disable this warning, you
+can either:``, ``\t- Avoid using `tokenizers` before the fork if possible`` and ``\t- Explicitly set the environment
+variable TOKENIZERS_PARALLELISM=(true | false)``, then calls ``set_parallelism(false)``: the tokenizer goes on
+serially (session 52, tester52g). Every DataLoader or dataset ``map`` worker forked after a fast tokenizer ran prints
+it; the last bullet read ``cfg:env`` (a variable the job lacks), config_error 0.71 on a lerobot fine-tune start
+(huggingface/lerobot#1444) and an inference run that ended ``Done.`` (nv-tlabs/lyra#55). The bullets are matched as
+whole lines, with this variable and these words only.
 """
 
 from __future__ import annotations
@@ -89,7 +100,12 @@ LIBRARY_NOTICES = (
     r"\[WARNING\]\s+Please specify the CUTLASS repo directory as environment variable \$CUTLASS_PATH\s*$|"
     r"\btorch\.jit\.script (?:and torch\.jit\.script_method )?will be disabled by transfer_to_npu, which currently "
     r"does not support (?:it|them)\b|"
-    r"(?:^\s*|\benvs\.py:\d+\] )Unknown vLLM environment variable detected: VLLM_\w+\s*$"
+    r"(?:^\s*|\benvs\.py:\d+\] )Unknown vLLM environment variable detected: VLLM_\w+\s*$|"
+    r"\bhuggingface/tokenizers: The current process just got forked, after parallelism has already been used\. "
+    r"Disabling parallelism to avoid deadlocks\.\.\.\s*$|"
+    r"^\s*To disable this warning, you can either:\s*$|"
+    r"(?:^|\s)-\s+Avoid using `tokenizers` before the fork if possible\s*$|"
+    r"(?:^|\s)-\s+Explicitly set the environment variable TOKENIZERS_PARALLELISM=\(true \| false\)\s*$"
 )
 """The notices above as one alternation (plain ``re`` syntax), joined into :data:`opsbrain.ingest.benign.BENIGN`."""
 

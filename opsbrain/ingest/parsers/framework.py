@@ -41,6 +41,7 @@ from opsbrain.ingest.parsers.hostenv import (
     RE_FILE_WRITE_FAILED,
     RE_FS_UNSUPPORTED,
     RE_SHM_TOO_SMALL,
+    RE_WEIGHTS_CUT,
 )
 from opsbrain.ingest.parsers.mssanitizer import RE_MSSANITIZER_REPORT
 from opsbrain.ingest.screen import Screened, group_of, screened
@@ -340,6 +341,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_FD_LIMIT, "cfg:env"),
     (RE_FILE_WRITE_FAILED, "cfg:env"),
     (RE_CKPT_NOT_ZIP, "cfg:env"),
+    (RE_WEIGHTS_CUT, "cfg:env"),
     (RE_DATASETS_DISK, "cfg:env"),
     (RE_FS_UNSUPPORTED, "cfg:env"),
     (RE_COMPILER_HEADER, "cfg:env"),

@@ -9,7 +9,8 @@ from opsbrain.ingest.screen import screened
 
 RE_SHM_TOO_SMALL = screened(r"memory available in /dev/shm|insufficient shared memory \(shm\)|"
                             r"pass an argument with the flag '--shm-size'|"
-                            r"dataloader's workers are out of shared memory")
+                            r"dataloader's workers are out of shared memory|"
+                            r"\bunable to write to file </torch_\d+_\d+(?:_\d+)?>")
 """A container whose shared memory (/dev/shm, Docker's 64 MB default) is too small for the job: Ray's object store
 (src/ray/object_manager/plasma/store_runner.cc: "System memory request exceeds memory available in /dev/shm ... If
 you are inside a Docker container, you may need to pass an argument with the flag '--shm-size' to 'docker run'") and
@@ -19,7 +20,15 @@ shared memory (shm)"; the main process' report of the worker's SIGBUS, torch/csr
 to raise your shared memory limit.", session 45, tester45g: codalab-worksheets#3742, read framework_error 0.50 from
 the bare RuntimeError). The container's set-up, not the device or the program. Its sentence on a line of its own
 (a guide that prints the report one sentence a line: gongjiyun.com's shared-memory page) passes the parsers' gate by
-"out of shared memory" (session 49, tester49d: read framework_error 0.50 from the RuntimeError line alone)."""
+"out of shared memory" (session 49, tester49d: read framework_error 0.50 from the RuntimeError line alone). Torch's
+shared-memory allocator failing its write check on a segment it just sized (aten/src/ATen/MapAllocator.cpp, older
+TH/THAllocator.c: ``unable to write to file <name>`` after ftruncate on the shm object ``/torch_<pid>_<n>``, the name
+torch/csrc/StorageSharing.cpp gives it; the write check is there for a full /dev/shm, pytorch/pytorch#5247): /dev/shm
+exhausted (zylo117/Yet-Another-EfficientDet-Pytorch#147: "You probably ran out of shared memory", solved;
+NVIDIA/flownet2-pytorch#43 and Duankaiwen/CenterNet#56: fixed by docker ``--ipc=host``; idiap/ESLAM#20: ``... : No
+space left on device (28)``, fixed by ``--shm-size``; session 52, tester52g: read framework_error 0.50 from the
+RuntimeError, or by the text model). Only the ``/torch_`` segment: a write to another file is not /dev/shm, and
+"unable to open shared memory object" is as often the open-file limit of the file-descriptor sharing strategy."""
 RE_FD_LIMIT = screened(r"\bToo many open files\. Communication with the workers is no longer possible\b")
 """PyTorch's DataLoader, whose workers pass tensors by file descriptor, past the per-process limit on open files
 (RLIMIT_NOFILE, errno 24 EMFILE): torch/utils/data/dataloader.py raises "Too many open files. Communication with the
@@ -43,6 +52,20 @@ and miniz's error string, "failed finding central directory" (no end record: the
 archive". The file on disk is truncated or another format -- a download or a save that stopped part-way, the wrong
 file under the name (CompVis/stable-diffusion#93: fixed by downloading the model again; session 46, tester46d) -- the
 job's files, not the framework's code nor a device (``cfg:env``)."""
+RE_WEIGHTS_CUT = screened(r"\bError while deserializing header: (?:MetadataIncompleteBuffer|HeaderTooLarge|"
+                          r"HeaderTooSmall|InvalidHeaderLength|incomplete metadata, file not fully covered|"
+                          r"header too large|header too small)\b")
+"""safetensors refusing a file whose header does not fit it: safetensors/src/tensor.rs (``SafeTensors::read_metadata``)
+returns HeaderTooSmall (under 8 bytes), HeaderTooLarge (a declared header over 100 MB: not a safetensors file, e.g. a
+Git LFS pointer or an HTML page saved under the name), InvalidHeaderLength (the file ends inside the header) and
+MetadataIncompleteBuffer (the tensors' offsets do not end at the file's end: a file cut short); the Python binding
+prints ``Error while deserializing header: <err>``, the variant's name in older releases, its text in later ones
+("incomplete metadata, file not fully covered", "header too large"). A download or upload that stopped part-way
+(QwenLM/Qwen3-VL#264: a shard "got corrupted during the uploading", fixed by uploading it again; MiniMax-M2.5#37:
+"the model files weren't fully downloaded"): the job's files (``cfg:env``), as :data:`RE_CKPT_NOT_ZIP` reads
+torch.load's cut archive (session 52, tester52g: read framework_error 0.60 through the text fallback). Not
+InvalidHeaderDeserialization (a header that is not JSON: as likely a writer's bug) nor a tensor missing from a whole
+file."""
 RE_DATASETS_DISK = screened(r"\bNot enough disk space\. Needed: (?:Unknown size|\d+(?:\.\d+)? [KMGTPE]?i?B)\b")
 """Hugging Face ``datasets`` refusing to build a dataset's cache: src/datasets/builder.py (``download_and_prepare``:
 ``if not has_sufficient_disk_space(...): raise OSError(f"Not enough disk space. Needed: {size} (download: ...,
@@ -59,4 +82,4 @@ session 46, tester46d). The storage the job was given (``cfg:env``), not an oper
 
 
 __all__ = ["RE_CKPT_NOT_ZIP", "RE_DATASETS_DISK", "RE_FD_LIMIT", "RE_FILE_WRITE_FAILED", "RE_FS_UNSUPPORTED",
-           "RE_SHM_TOO_SMALL"]
+           "RE_SHM_TOO_SMALL", "RE_WEIGHTS_CUT"]
