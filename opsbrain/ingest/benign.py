@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from opsbrain.ingest.hfnotices import LIBRARY_NOTICES
 from opsbrain.ingest.runnotices import RUN_NOTICES
+from opsbrain.ingest.servenotices import SERVE_NOTICES
 from opsbrain.lazyre import lazy_compile
 
 BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
@@ -92,7 +93,7 @@ BENIGN = lazy_compile(r"Failed to import from vllm\._C with|"
                     r"\bGet key \"(?:labelPath|postProcessConfigPath)\" (?:and \"postProcessConfigContent\" )?failed\. "
                     r"No postprocess (?:label|config) will be read\.\s*$|"
                     r"\bFail to read CHECK_MODEL_FLAG from config, default is true\s*$|"
-                    r"" + RUN_NOTICES + "|" + LIBRARY_NOTICES)
+                    r"" + RUN_NOTICES + "|" + SERVE_NOTICES + "|" + LIBRARY_NOTICES)
 """Warnings a healthy start prints, each documented as harmless; their words (an import that failed, "OOM") are no
 fault. vLLM's ``Failed to import from vllm._C with ModuleNotFoundError(...)`` (vllm/_custom_ops.py): the CUDA
 kernels' module, absent on every other platform and printed at each vllm-ascend start (vllm-ascend#1033: "the whole

@@ -1,0 +1,52 @@
+"""Notices the serving engines print on Ascend while the run goes on (session 52, tester52l: committed logs of
+serving runs that passed): part of :data:`opsbrain.ingest.benign.BENIGN` (joined there), kept here to keep that
+module small. Each alternative's source:
+
+vLLM's optional ``triton_kernels`` import: where ``has_triton_kernels()`` is true, vllm/model_executor/layers/
+fused_moe/config.py and gpt_oss_triton_kernels_moe.py try to import the package and, when that fails, log
+``Failed to import Triton kernels. Please make sure your triton version is compatible. Error: %s`` at ERROR and go on
+(``logger.error`` in an ``except (ImportError, AttributeError)``; older releases without the error's text). The
+kernels serve only the GPT-OSS Triton MoE path; a vLLM-Ascend soak of RWKV7 that printed it twice at start ended
+``"status": "PASS"`` (rwkv-rs/rwkv7-ascend-npu @7fc54902 benchmarks/results/serving_soak_20260724/vllm.log) and read
+config_error 0.71 as ``cfg:env``. A verl user saw it on a job that ran on (vllm-project/vllm, "Triton kernel import
+fails with triton 3.6.0": "The job does not crash").
+
+SGLang's model registry imports every module of ``sglang.srt.models`` and, when one fails, logs ``Ignore import
+error when loading <module>: <error>`` at WARNING and skips it (python/sglang/srt/models/registry.py,
+``import_model_classes``; the same words in srt/multimodal/processors, ``import_processors``). A model that is then
+asked for and absent fails in its own words (``Model architectures [...] are not supported``), which keep their
+reading. SGLang's grammar backend, when XGrammar cannot build its tokenizer info, logs ``Grammar backend disabled
+because tokenizer is not supported by XGrammar: <e>. Falling back to grammar_backend='none'. Structured outputs ...
+will not be available.`` and serves without structured output (python/sglang/srt/constrained/base_grammar_backend.py,
+``create_grammar_backend``). Both were in an SGLang soak on Ascend that ended ``"status": "PASS"`` (the same
+repository @3b5dd82b .../sglang.log), read framework_error 0.50.
+
+vLLM's worker, when ``kv_cache_memory_bytes`` is set, logs at INFO ``Initial free memory X GiB, reserved Y GiB ... for
+KV Cache as specified by kv_cache_memory_bytes ... skipped memory profiling. ... If OOM'ed, check the difference of
+initial free memory ...`` (vllm/v1/worker/gpu_worker.py, ``determine_available_memory``; vllm-ascend's worker words
+it ``skipping``): advice before any memory is used. vllm-ascend's worker, when its CPU binding raises (no ``npu-smi``
+in the container, no ``taskset``), logs ``Bind cpus failed in rank%s: %s Skip binding cpu.`` at WARNING and goes on
+unbound (vllm_ascend/worker/worker_v1.py, ``_init_device``; its CPU-binding guide lists the warning and calls it a
+failed binding step). A sampler's ``Custom op npu_apply_top_k_top_p is unavailable (op is not registered); falling
+back to the pytorch implementation.`` and vllm-ascend's ``NPU Triton causal_conv1d_update is unavailable (...);
+falling back to the PyTorch implementation`` (vllm_ascend/patch/worker/patch_triton.py) run the operator another
+way. The three were in a retained vLLM-Ascend pressure run on 910B2 whose results are reported
+(intellistream/vllm-ascend-hust-legacy-20260831 @71a7762a benchmarks/evidence/pr153/pressure-20260802/
+retained-01-native/server.log; README.md there), read config_error 0.48 (``mem:oom`` from "OOM'ed", ``cfg:env``) and
+framework_error 0.64 (``op:unsupported``). A custom op that is raised as unavailable, with no fallback, keeps its
+reading.
+"""
+
+from __future__ import annotations
+
+SERVE_NOTICES = (
+    r"\bFailed to import Triton kernels\. Please make sure your triton version is compatible\.|"
+    r"\bIgnore import error when loading sglang\.srt\.[\w.]{1,200}: |"
+    r"\bGrammar backend disabled because tokenizer is not supported by XGrammar: [^\n]{0,2000}?Falling back to "
+    r"grammar_backend='none'\.|"
+    r"\bfor KV Cache as specified by kv_cache_memory_bytes(?: config and|,) skipp(?:ed|ing) memory profiling\.|"
+    r"\bBind cpus failed in rank\d+: [^\n]{0,600}? Skip binding cpu\.\s*$|"
+    r"\b(?:Custom op|NPU Triton) \w{1,120} is unavailable \([^\n]{1,600}?\); falling back to the [Pp]y[Tt]orch "
+    r"implementation\b"
+)
+"""The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
