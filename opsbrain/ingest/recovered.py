@@ -105,6 +105,32 @@ TEST_VERDICT_GAP = 3
 at most): a count with no verdict soon after is no run's end."""
 
 
+BARRIER_ERROR = lazy_compile(
+    r"\[E(?:\d{3,4} [\d:.]+)?\s*ProcessGroupGloo\.cpp:\d+\] "
+    r"(?:\[Rank (\d+)\]: Rank \d+ failed to pass monitoredBarrier in \d+ ms|"
+    r"Rank (\d+) successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank \d+)")
+"""c10's ERROR line as ``monitored_barrier`` times out in a rank (torch ProcessGroupGloo::monitoredBarrier): rank 0's
+``[Rank 0]: Rank 1 failed to pass monitoredBarrier in 30000 ms`` and another rank's ``Rank 7 successfully reached
+monitoredBarrier, but received errors while waiting for send/recv from rank 0``; group 1 or 2 is the rank that logs
+it. A real hang prints it too: it is recovered only by that rank's join record (:data:`JOIN_END`)."""
+JOIN_HEAD = lazy_compile(r"\bDetected uneven workload distribution\b")
+JOIN_END = lazy_compile(r"\bBreak current worker to manually join all workers, world_size \d+, current rank (\d+)\b")
+"""The head and the end of the record a training loop logs at INFO when its join barrier timed out and it leaves the
+epoch on purpose (WeNet's ``wenet_join``, wenet-e2e/wenet wenet/utils/train_utils.py, copied by CosyVoice's
+``cosyvoice_join`` and GPT-SoVITS ports: ``logging.info("Detected uneven workload distribution: {}\\n".format(e) +
+"Break current worker to manually join all workers, world_size {}, current rank {}, current local_rank {}\\n")``
+after ``dist.monitored_barrier(group=group_join, timeout=...)`` raised): the ranks with less data wait at the barrier,
+time out, and every rank breaks out of the epoch together, by design ("we try to join all rank ... in case different
+rank has different lr"). The record quotes the barrier's error and gloo's (``Original exception:``, ``Timed out
+waiting 30000ms for recv operation to complete``, ``Connection closed by peer``) between its head and its end."""
+JOIN_RECORD_SPAN = 8
+"""reason: the most lines of one join record read as one, head to end (5 in WeNet's: the head, ``Original
+exception:``, gloo's line, the end; the barrier's message may wrap once more); a coarse bound, not fitted."""
+JOIN_WAIT = 200
+"""reason: the most lines from a rank's barrier error to its join record that are read as one join: eight ranks'
+lines interleave (tester52j's and tester52l's WeNet runs on 910B3: within 30 lines); a coarse bound, not fitted."""
+
+
 class RecoveredScan:
     """The lines of a program's failure it recovered from at once, by its own account, as it prints them: they give no
     signal and are left out of the text the fallback reads (:class:`opsbrain.ingest.text.LineReader`,
@@ -143,13 +169,18 @@ class RecoveredScan:
         self._unscheduled: list[tuple[int, str | None]] = []
         """FailedScheduling event lines (and their wrapped message) waiting for a Scheduled event: (number, the pod
         the event names, or None where it names none: a ``kubectl describe pod``'s own events)."""
+        self._barrier: dict[int, list[int]] = {}
+        """Each rank's monitored-barrier error lines waiting for its join record (:data:`BARRIER_ERROR`)."""
+        self._record: list[int] | None = None
+        """The open join record's lines, head first (:data:`JOIN_HEAD`)."""
         self.lines: set[int] = set()
         """The numbers of the lines recovered so far."""
 
     @property
     def busy(self) -> bool:
         """Whether a block is open: the next lines may belong to it (a caller that steps only cue lines steps all)."""
-        return self._open is not None or self._twice is not None or self._tests is not None
+        return (self._open is not None or self._twice is not None or self._tests is not None
+                or self._record is not None)
 
     def step(self, n: int, text: str) -> Sequence[int]:
         """One line (number ``n``) of the file: the numbers of the lines a success on it recovered (an empty range
@@ -158,6 +189,8 @@ class RecoveredScan:
         converter's own ERROR/WARNING lines once it says it converted the model (:meth:`_convert`)."""
         if (self._tests is not None or unittest_cue(text)) and (back := self._test_run(n, text)):
             return back
+        if (self._record is not None or join_cue(text)) and (joined := self._join(n, text)) is not None:
+            return joined
         if "converter_lite" in text or "CONVERT RESULT" in text:
             return self._convert(n, text)
         if scheduling_cue(text):
@@ -192,6 +225,31 @@ class RecoveredScan:
             return range(0)
         self._open = None
         back = range(start, (start if end is None else end) + 1)
+        self.lines.update(back)
+        return back
+
+    def _join(self, n: int, text: str) -> Sequence[int] | None:
+        """A line of a training loop's deliberate join (:data:`JOIN_END`): a rank's barrier error waits for that
+        rank's join record; the record's end recovers the record and the rank's waiting errors. None: not such a
+        line (the other readings of :meth:`step` go on)."""
+        if self._record is not None and n - self._record[0] > JOIN_RECORD_SPAN:
+            self._record = None  # a head with no end: nothing is recovered
+        if m := BARRIER_ERROR.search(text):
+            rank = int(m.group(1) or m.group(2))
+            self._barrier = {r: kept for r, ns in self._barrier.items()
+                             if (kept := [k for k in ns if n - k <= JOIN_WAIT])}
+            self._barrier.setdefault(rank, []).append(n)
+            return range(0)
+        if JOIN_HEAD.search(text):
+            self._record = [n]
+        elif self._record is not None:
+            self._record.append(n)
+        else:
+            return None
+        if not (m := JOIN_END.search(text)):
+            return range(0)
+        back = sorted(self._record + [k for k in self._barrier.pop(int(m.group(1)), []) if n - k <= JOIN_WAIT])
+        self._record = None
         self.lines.update(back)
         return back
 
@@ -314,11 +372,17 @@ class RecoveredScan:
 
 def may_recover(data: bytes | bytearray) -> bool:
     """Whether a file's bytes may hold a failure :class:`RecoveredScan` reads as recovered (its cue lines name DCMI or
-    ACL's code 100037, or a converter's success, or a pod's Scheduled event): a search in C, the bundle walk's cue to
-    run :func:`recovered_in` over the file's lines."""
+    ACL's code 100037, or a converter's success, or a pod's Scheduled event, or a loop's join record): a search in C,
+    the bundle walk's cue to run :func:`recovered_in` over the file's lines."""
     return (b"DCMI" in data or b"100037" in data or b"CONVERT RESULT SUCCESS" in data
             or b" sample successfully." in data or b"[SUCCESS] " in data or b"[SKIP] " in data
-            or (b") ... " in data and b"Ran " in data) or b"Successfully assigned " in data)
+            or (b") ... " in data and b"Ran " in data) or b"Successfully assigned " in data
+            or b"manually join all workers" in data)
+
+
+def join_cue(text: str) -> bool:
+    """Whether a line may open a deliberate join's lines (:meth:`RecoveredScan._join`): a cheap test."""
+    return "monitoredBarrier" in text or "uneven workload" in text
 
 
 def scheduling_cue(text: str) -> bool:
@@ -338,7 +402,7 @@ def recovery_cue(text: str, scan: RecoveredScan | None) -> bool:
     block is open (a caller that skips the rest keeps :class:`RecoveredScan` cheap)."""
     return ("DCMI" in text or "100037" in text or "converter_lite" in text or "CONVERT RESULT" in text
             or (text[:1] == "[" and sample_cue(text)) or (scan is not None and scan.busy) or unittest_cue(text)
-            or scheduling_cue(text))
+            or scheduling_cue(text) or join_cue(text))
 
 
 def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
