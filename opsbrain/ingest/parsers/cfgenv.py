@@ -182,7 +182,8 @@ healthy run): what one may do, not a variable the environment lacks. The rest of
 names a peer, then advises raising ``ASCEND_CONNECT_TIMEOUT``, mooncake-transfer-engine ascend_direct_transport.cpp;
 tests/test_ingest_hixl_status.py): a timeout to a peer, not a missing variable."""
 RE_ENV_FALLBACK = lazy_compile(r"\benvironment variable\b[^.;]{0,80}?\bis (?:not set|empty|unset)\b,?\s*(?:so |then )?"
-                             r"(?:the \w+ (?:will|are|is)\b|will\b|using\b|use\b|defaults? to\b|fall(?:ing)? back\b)"
+                             r"(?:the \w+(?: \w+){0,4} (?:will|are|is)\b|"
+                             r"will\b|using\b|use\b|defaults? to\b|fall(?:ing)? back\b)"
                              r"[^.]*|"
                              r"\bSetting [A-Z][A-Z0-9_]* environment variable\b[^.;]{0,60}?\b(?:in|by) default\b"
                              r"[^.]*|"
@@ -194,6 +195,9 @@ process local path, as ./rank_id/...`` and ``Environment variable 'RANK_ID' is e
 at WARNING and goes on (mindspore-ai/mindspore, mindspore/ccsrc/plugin/device/ascend/hal/device/
 ascend_kernel_runtime.cc and ascend_runtime_core.cc, ``GetDumpPath``; seen before a traceback in
 mindspore-lab/mindone#207). A default taken, not a variable the job lacks; the rest of the line is read as usual.
+Session 52 (tester52o): MindSpore 2.0 names what it saves in more words, ``... 'MS_OM_PATH' is not set, the files of
+node dump will save to the process local path, as ./rank_id/node_dump/...`` (same file, r2.0, seen in
+mindspore-lab/mindcv#504): up to five words between ``the`` and the verb.
 Session 40 (tester40e): a launcher setting a variable to its default for its workers, which torchrun prints at each
 start with more than one process per node when ``OMP_NUM_THREADS`` is unset (pytorch/pytorch
 torch/distributed/run.py, ``config_from_args``: ``Setting OMP_NUM_THREADS environment variable for each process to be
