@@ -6,6 +6,10 @@
    record's own lines are recovered now (the barrier's message, `` Original exception: ``, gloo's ``[.../gloo/...:N]``
    line, a blank line); and two records printed at once (their lines interleaved) are both recovered, where the
    second head used to drop the first.
+2. safetensors' ``InvalidHeaderLength`` (the file ends inside its header: a file cut short) is printed by current
+   releases in words, ``invalid header length`` (huggingface/safetensors @24b0b285 safetensors/src/tensor.rs line 75,
+   ``InvalidHeaderLength => write!(f, "invalid header length")``; bindings/python/src/lib.rs line 624 ``Error while
+   deserializing header: {e}``); :data:`opsbrain.ingest.parsers.hostenv.RE_WEIGHTS_CUT` read only the variant's name.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from __future__ import annotations
 import time
 
 from opsbrain.diagnosis.realtext import TextView
+from opsbrain.ingest.parsers import parse_line
+from opsbrain.ingest.parsers.hostenv import RE_WEIGHTS_CUT
 from opsbrain.ingest.recovered import RecoveredScan, recovered_in
 
 # lxp3/wenet-ascend-910b3 @1093100c examples/aishell/s0 train log (tester52j; tests/test_join52.py), cut
@@ -104,3 +110,18 @@ def test_join_body_is_linear():
         t = time.perf_counter()
         JOIN_BODY.search(line)
         assert time.perf_counter() - t < 2.0
+
+
+def test_safetensors_header_length_in_words_reads_cfg_env():
+    # a CLI's red test table on a truncated model.safetensors (stored public text: "..._damaged_model_file...
+    # [truncated-*]  SafetensorError: Error while deserializing header: invalid header length")
+    line = "SafetensorError: Error while deserializing header: invalid header length"
+    assert RE_WEIGHTS_CUT.search(line)
+    assert "cfg:env" in {s.kind for s in parse_line(line)}
+
+
+def test_safetensors_json_header_error_is_still_not_read():
+    # a shard whose header was all null bytes (a fix summary's symptom, stored public text), not read (hostenv)
+    line = ("SafetensorError: Error while deserializing header: invalid JSON in header: EOF while parsing a value at "
+            "line 1 column 0")
+    assert not RE_WEIGHTS_CUT.search(line)
