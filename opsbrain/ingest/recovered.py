@@ -123,9 +123,17 @@ after ``dist.monitored_barrier(group=group_join, timeout=...)`` raised): the ran
 time out, and every rank breaks out of the epoch together, by design ("we try to join all rank ... in case different
 rank has different lr"). The record quotes the barrier's error and gloo's (``Original exception:``, ``Timed out
 waiting 30000ms for recv operation to complete``, ``Connection closed by peer``) between its head and its end."""
+JOIN_BODY = lazy_compile(r"^(?:\[rank\d{1,6}\]: ?)?(?:\s*Original exception:\s*|"
+                         r"\[[^\]\n]{0,300}/gloo/[^\]\n]{1,300}:\d+\] [^\n]*|\s*)$")
+"""A line of the record between its head and its end: the quoted exception's `` Original exception: `` line, gloo's
+own ``[<path>/gloo/<file>:<line>] <message>`` (``Timed out waiting 30000ms for recv operation to complete``,
+``Connection closed by peer [127.0.0.1]:63626``), a blank line; torchrun's ``[rankN]:`` prefix allowed. Any other
+line printed among them is another writer's (eight ranks time out together and their line-buffered stderr
+interleaves) and keeps its reading (session 52, review52: an NPU out-of-memory line there was recovered)."""
 JOIN_RECORD_SPAN = 8
-"""reason: the most lines of one join record read as one, head to end (5 in WeNet's: the head, ``Original
-exception:``, gloo's line, the end; the barrier's message may wrap once more); a coarse bound, not fitted."""
+"""reason: the most lines from one line of the join records being printed to the next (WeNet's record is 4 lines:
+the head, ``Original exception:``, gloo's line, the end; other writers' lines may come between); a coarse bound, not
+fitted."""
 JOIN_WAIT = 200
 """reason: the most lines from a rank's barrier error to its join record that are read as one join: eight ranks'
 lines interleave (tester52j's and tester52l's WeNet runs on 910B3: within 30 lines); a coarse bound, not fitted."""
@@ -172,7 +180,12 @@ class RecoveredScan:
         self._barrier: dict[int, list[int]] = {}
         """Each rank's monitored-barrier error lines waiting for its join record (:data:`BARRIER_ERROR`)."""
         self._record: list[int] | None = None
-        """The open join record's lines, head first (:data:`JOIN_HEAD`)."""
+        """The lines of the join records being printed (:data:`JOIN_HEAD`, :data:`JOIN_BODY`), several ranks' at once
+        where their lines interleave; None where none is open."""
+        self._heads = 0
+        """How many of those records have not printed their end yet."""
+        self._record_last = 0
+        """The number of the last line of those records."""
         self.lines: set[int] = set()
         """The numbers of the lines recovered so far."""
 
@@ -230,26 +243,31 @@ class RecoveredScan:
 
     def _join(self, n: int, text: str) -> Sequence[int] | None:
         """A line of a training loop's deliberate join (:data:`JOIN_END`): a rank's barrier error waits for that
-        rank's join record; the record's end recovers the record and the rank's waiting errors. None: not such a
-        line (the other readings of :meth:`step` go on)."""
-        if self._record is not None and n - self._record[0] > JOIN_RECORD_SPAN:
-            self._record = None  # a head with no end: nothing is recovered
+        rank's join record; the record's end recovers the record's lines, those of the records printed at once with
+        it, and the rank's waiting errors. None: not such a line (the other readings of :meth:`step` go on), e.g.
+        another writer's line printed among the record's (review52: it keeps its reading)."""
+        if self._record is not None and n - self._record_last > JOIN_RECORD_SPAN:
+            self._record, self._heads = None, 0  # a head with no end: nothing is recovered
         if m := BARRIER_ERROR.search(text):
             rank = int(m.group(1) or m.group(2))
             self._barrier = {r: kept for r, ns in self._barrier.items()
                              if (kept := [k for k in ns if n - k <= JOIN_WAIT])}
             self._barrier.setdefault(rank, []).append(n)
             return range(0)
+        end = JOIN_END.search(text)
         if JOIN_HEAD.search(text):
-            self._record = [n]
-        elif self._record is not None:
-            self._record.append(n)
-        else:
+            if self._record is None:
+                self._record, self._heads = [], 0
+            self._heads += 1
+        elif self._record is None or (end is None and JOIN_BODY.match(text) is None):
             return None
-        if not (m := JOIN_END.search(text)):
+        self._record.append(n)
+        self._record_last = n
+        if end is None:
             return range(0)
-        back = sorted(self._record + [k for k in self._barrier.pop(int(m.group(1)), []) if n - k <= JOIN_WAIT])
-        self._record = None
+        back = sorted(self._record + [k for k in self._barrier.pop(int(end.group(1)), []) if n - k <= JOIN_WAIT])
+        self._heads -= 1
+        self._record = [] if self._heads > 0 else None  # another record printed at once still waits for its end
         self.lines.update(back)
         return back
 

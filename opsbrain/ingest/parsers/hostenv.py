@@ -54,18 +54,19 @@ file under the name (CompVis/stable-diffusion#93: fixed by downloading the model
 job's files, not the framework's code nor a device (``cfg:env``)."""
 RE_WEIGHTS_CUT = screened(r"\bError while deserializing header: (?:MetadataIncompleteBuffer|HeaderTooLarge|"
                           r"HeaderTooSmall|InvalidHeaderLength|incomplete metadata, file not fully covered|"
-                          r"header too large|header too small)\b")
+                          r"header too large|header too small|invalid header length)\b")
 """safetensors refusing a file whose header does not fit it: safetensors/src/tensor.rs (``SafeTensors::read_metadata``)
 returns HeaderTooSmall (under 8 bytes), HeaderTooLarge (a declared header over 100 MB: not a safetensors file, e.g. a
 Git LFS pointer or an HTML page saved under the name), InvalidHeaderLength (the file ends inside the header) and
 MetadataIncompleteBuffer (the tensors' offsets do not end at the file's end: a file cut short); the Python binding
 prints ``Error while deserializing header: <err>``, the variant's name in older releases, its text in later ones
-("incomplete metadata, file not fully covered", "header too large"). A download or upload that stopped part-way
-(QwenLM/Qwen3-VL#264: a shard "got corrupted during the uploading", fixed by uploading it again; MiniMax-M2.5#37:
-"the model files weren't fully downloaded"): the job's files (``cfg:env``), as :data:`RE_CKPT_NOT_ZIP` reads
-torch.load's cut archive (session 52, tester52g: read framework_error 0.60 through the text fallback). Not
-InvalidHeaderDeserialization (a header that is not JSON: as likely a writer's bug) nor a tensor missing from a whole
-file."""
+("incomplete metadata, file not fully covered", "header too large", "invalid header length": huggingface/safetensors
+@24b0b285 safetensors/src/tensor.rs ``impl Display for SafeTensorError``; review52 added the last, which was missed). A
+download or upload that stopped part-way (QwenLM/Qwen3-VL#264: a shard "got corrupted during the uploading", fixed by
+uploading it again; MiniMax-M2.5#37: "the model files weren't fully downloaded"): the job's files (``cfg:env``), as
+:data:`RE_CKPT_NOT_ZIP` reads torch.load's cut archive (session 52, tester52g: read framework_error 0.60 through the
+text fallback). Not InvalidHeaderDeserialization (a header that is not JSON: as likely a writer's bug) nor a tensor
+missing from a whole file."""
 RE_DATASETS_DISK = screened(r"\bNot enough disk space\. Needed: (?:Unknown size|\d+(?:\.\d+)? [KMGTPE]?i?B)\b")
 """Hugging Face ``datasets`` refusing to build a dataset's cache: src/datasets/builder.py (``download_and_prepare``:
 ``if not has_sufficient_disk_space(...): raise OSError(f"Not enough disk space. Needed: {size} (download: ...,
