@@ -27,9 +27,6 @@ BENIGN_LINES = [
     "compatible. Error: No module named 'triton.tools.ragged_tma'",
     "ERROR 07-24 10:50:12 [gpt_oss_triton_kernels_moe.py:61] Failed to import Triton kernels. Please make sure your "
     "triton version is compatible. Error: No module named 'triton.tools.ragged_tma'",
-    # older vLLM: the same notice without the error's text
-    "ERROR 09-01 10:00:00 [gpt_oss_triton_kernels_moe.py:30] Failed to import Triton kernels. Please make sure your "
-    "triton version is compatible.",
     # SGLang's model registry skipping a module it cannot import (srt/models/registry.py)
     "[2026-07-24 11:24:15] Ignore import error when loading sglang.srt.models.yivl: No module named 'sgl_kernel_npu'",
     # SGLang's grammar backend falling back to none (srt/constrained/base_grammar_backend.py)
