@@ -107,16 +107,6 @@ first service of a deployment prints ``etcd get XLLM:SERVICE:MASTER failed: etcd
 that goes on (jd-opensource/xllm-service xllm_service/scheduler/scheduler.cpp, scheduler/etcd_client/etcd_client.cpp).
 A start that served requests read config_error 0.56 from it through the text fallback (xLLM-AI/xllm#376). Only that
 key with etcd-cpp-apiv3's "key not found"; another key, or another failure of the get, keeps its reading.
-Session 52 (the lead; tester52j's WeNet run stopped by SIGINT): CANN's operator-compile worker processes, each on
-noticing that the process which forked them is gone, print ``[ERROR] TBE Subprocess[task_distribute] raise error[],
-main process disappeared!`` (the brackets hold the worker's own error, empty here), whatever ended that process: a
-task that finished (vllm-project/vllm-ascend#1706: "When the task ends, print: ..."; ray-project/ray#49998: after
-``Training result: Result(...)`` on 910B2), a stop asked for, or a kill (msModelSlim's FAQ: ``Killed`` then this line,
-"confirm that your process was not killed by another user ..."). It names no cause, so it is no failing line and
-gives no signal; the cause, where there is one, is in its own lines before it (``Killed``, a traceback, an engine's
-death), which keep their readings. Alone it read npu_oom 0.32 through the text fallback (the words of the FAQ's
-host-memory kill). Ray's ``(Worker pid=N)`` prefix and ``[repeated Nx across cluster]`` suffix are allowed; a worker
-that names its error in the brackets keeps its reading.
 """
 
 from __future__ import annotations
@@ -149,8 +139,6 @@ RUN_NOTICES = (
     r"information library, which might result in compromised performance\.|High-priority service of op\[[^\]\n]{1,500}"
     r"\] is invalid, low-priority service is used\. It can work normally but may affect performance\.)|"
     r"\[WARN(?:ING)?\]\s*\[\w+\.(?:cpp|cc|h):\d+\]\s+Check (?:Owner|Owner group|Other group) permission failed\b|"
-    r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$|"
-    r"\bTBE Subprocess\[task_distribute\] raise error\[\], main process disappeared!"
-    r"(?: \[repeated \d+x across cluster\])?\s*$"
+    r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
