@@ -36,6 +36,7 @@ from opsbrain.diagnosis.statecap import readout_capped
 from opsbrain.diagnosis.symptoms import with_symptoms
 from opsbrain.diagnosis.vendorfiles import VendorFiles
 from opsbrain.diagnosis.vendorlevel import imported_levels, level_notes, levelled
+from opsbrain.diagnosis.wenton import ProgressScan, progress_scan, survived_run
 from opsbrain.errors import InputError
 from opsbrain.ingest import NO_HISTORY, LineReader, Signal, parse_line
 from opsbrain.ingest.derive import LINK_HISTORY_S, link_history_dropped, section_placed
@@ -243,7 +244,7 @@ def with_component_self(d: dict[str, Any], signals: list[Signal], host_of: Calla
 
 def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any], knowledge: _Knowledge | None,
                      ranks: RankTable | None = None, view: TextView | None = None,
-                     twin: bool = False) -> dict[str, Any]:
+                     twin: bool = False, progress: ProgressScan | None = None) -> dict[str, Any]:
     """The verdict on signals read from real text. ``twin``: they were read from a bundle the twin wrote
     (:func:`opsbrain.ingest.workers.twin_export`), whose verdict is not capped for want of a documented signature
     (:mod:`opsbrain.diagnosis.primcap`), as ``diagnose --bundle`` does not cap it."""
@@ -272,6 +273,9 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
         d = apart[0]
     documented = frozenset(i["class"] for i in knowledge.info.values() if i["class"]) if knowledge else frozenset()
     d, text_lines = text_fallback(engine, d, sigs, view, now, documented)
+    if progress is not None and not twin and (survived := survived_run(
+            d, progress, sigs, now, view.failing_files() if view is not None else ())) is not None:
+        d, text_lines = survived, []  # a failure the program went on from (diagnosis.wenton)
     kn = knowledge.report() if knowledge else []
     if levels:
         d.evidence.extend(level_notes(sigs, levels, compiled_kb().kind_roles, d.abstained))
@@ -353,6 +357,7 @@ class _Hooks:
         self.knowledge = knowledge
         self.ranks = ranks
         self.view = TextView()
+        self.progress = progress_scan()
         self.devices: Counter[int] = Counter()
         self.first_line: dict[int, tuple[str | None, int, str]] = {}  # device -> the first line naming it
         self.scanned = 0
@@ -365,6 +370,7 @@ class _Hooks:
         # ``origin``: the file the line was written to, where the input holds several (grep -r, tail of many)
         self.ranks.feed(line, file, line_no, None if origin else self._host(file, head), origin=origin)
         self.view(line, file, line_no, head)
+        self.progress(line, file, line_no, head)
         if self.scanned < DEVICE_SCAN_LINES:
             self.scanned += 1
             if (dev := device_in(line)) is not None or (origin and (dev := device_in(origin)) is not None):
@@ -439,7 +445,7 @@ def diagnose_logs(path: str | list[str], engine: Engine, matcher: Any = None, st
     chosen = busiest_job(table) if table.jobs else -1  # several jobs' processes: one root cluster each
     mine = table.jobs[chosen] if table.jobs else table
     res = diagnose_signals(engine, signals, reader.stats.as_dict(), knowledge, mine, hooks.view,
-                           twin=twin_export(s.file for s in signals))
+                           twin=twin_export(s.file for s in signals), progress=hooks.progress)
     if mine.attempts:  # the job ran more than once (a restart): which attempt the evidence is from
         res["attempts"] = say_attempt(res["diagnosis"], mine, mine.attempt)
     if table.jobs:

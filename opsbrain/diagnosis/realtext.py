@@ -156,6 +156,7 @@ failure excerpts session 43's blind testers cut: 2-11 lines but one, median 6). 
 x 17 long prefixes), right where right alone, of 204: the stated lines alone 170, with 1 line either side 182, 2: 178,
 3: 195, 5: 187; every line read (before) 150. Measured on 17 blind excerpts: a coarse choice, not a fit."""
 _has_error_word = fast_search(ERROR_WORDS)
+has_error_word = _has_error_word
 """ERROR_WORDS.search, by RE2 when installed: the one regex every line of a large log meets (~2 us, not ~100 us)."""
 error_word_lines = fast_lines_with(ERROR_WORDS)
 """The indexes of a block's lines with an error word, one scan a block (ERROR_WORDS holds no anchor and never
@@ -326,6 +327,10 @@ class TextView:
     def failing(self) -> int:
         """How many error lines are not stated at WARNING level."""
         return len(self._failing)
+
+    def failing_files(self) -> set[str | None]:
+        """The files that hold such a line."""
+        return {f for f, _n in self._failing}
 
     @property
     def full(self) -> bool:
