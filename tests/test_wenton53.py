@@ -113,3 +113,16 @@ def test_hostile_line_is_linear() -> None:
         t0 = time.perf_counter()
         PROGRESS.search(bad)
         assert time.perf_counter() - t0 < 2.0
+
+
+def test_a_bundle_reads_a_console_that_went_on_as_logs_does(engine: Any, tmp_path: Any) -> None:
+    from opsbrain.bundle.diagnose import diagnose_bundle
+    from opsbrain.kb import SignatureMatcher, load_kb
+
+    matcher = SignatureMatcher(load_kb())
+    for name, lines, want in (("went_on", FAILED + LOOP, "unknown"), ("stopped", LOOP + FAILED, "config_error")):
+        b = tmp_path / name
+        (b / "worker-0").mkdir(parents=True)
+        (b / "worker-0" / "train.log").write_text("\n".join(lines) + "\n")
+        got = diagnose_bundle(b, engine, matcher)["diagnosis"]["fault_class"]
+        assert got == want, (name, got)

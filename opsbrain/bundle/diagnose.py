@@ -41,6 +41,7 @@ from opsbrain.bundle.secondlook import (  # noqa: F401 (_vendor_verdict: tests i
     _vendor_verdict,
     lead,
     primary_order,
+    went_on_verdict,
 )
 from opsbrain.diagnosis.multirank import apply_root_cluster, chip_named, multirank_verdict
 from opsbrain.diagnosis.primcap import primary_capped
@@ -157,11 +158,14 @@ def _diagnose_bundle(path: str | Path, engine: Any, matcher: Any, params: L.Bund
     voted = _vendor_verdict(incidents, out_incs, primary, hits, lines, matcher, engine)
     if voted is not None:
         primary = voted
-    read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine, every)
+    read = _text_look(incidents, out_incs, primary, sigs, lines, hits, engine, every, where)
     failed = _fails(sigs, r.ranks.job_start, every)  # (for the readout cap below, as --logs reads it)
-    del every  # (let go: its lines are no longer looked at)
     if read is not None:
         primary = read
+    elif primary and (not r.report["workers"] or real_nodes(r.report["workers"])) and (
+            gone := went_on_verdict(primary["diagnosis"], every, sigs, where, lines)) is not None:
+        primary = {**primary, "diagnosis": gone}  # a failure the program went on from (diagnosis.wenton)
+    del every  # (let go: its lines are no longer looked at)
     if primary is None or not primary["diagnosis"]:
         primary = _no_incident(sigs, where, lines, hits, engine) or primary
     diagnosis: dict[str, Any] = dict(primary["diagnosis"]) if primary and primary["diagnosis"] else {

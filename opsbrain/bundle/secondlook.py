@@ -172,7 +172,7 @@ def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], whe
         kinds = [s.kind for s in sigs if (k := where.get(id(s))) is not None and lines[k].file in files
                  and lo <= s.t <= hi]
         got, cited = text_fallback(engine, d, list(inc.signals), view, inc.last_at, documented, kinds)
-        if not cited:
+        if not cited or _went_on(got, every, view, list(inc.signals), where, lines, files, lo, hi):
             continue
         out = got.as_dict()
         if out.get("component") is None and len(inc.nodes) == 1:
@@ -184,9 +184,42 @@ def _text_per_incident(incidents: list[Any], out_incs: list[dict[str, Any]], whe
         row["evidence_lines"] = (cited + row["evidence_lines"])[:10]
 
 
+def _went_on(got: Any, every: ViewLines, view: Any, own: list[Signal], where: dict[int, int],
+             lines: list[BundleLine], files: set[str] | None = None, lo: float | None = None,
+             hi: float | None = None) -> bool:
+    """Whether the text look's answer is one the program went on from, as ``diagnose --logs`` asks
+    (:func:`opsbrain.diagnosis.wenton.survived_run`): the last lines of the files read, and the signals placed on
+    their lines."""
+    from opsbrain.diagnosis.wenton import TAIL, progress_scan, survived_run
+
+    if got.abstained:
+        return False
+    scan = progress_scan()
+    every.feed_tails(scan, files, lo, hi, TAIL)
+    placed = [s.at(file=lines[k].file, line_no=lines[k].line) for s in own if (k := where.get(id(s))) is not None]
+    return survived_run(got, scan, placed, got.at_s, view.failing_files()) is not None
+
+
+def went_on_verdict(dd: dict[str, Any] | None, every: ViewLines, sigs: list[Signal], where: dict[int, int],
+                    lines: list[BundleLine]) -> dict[str, Any] | None:
+    """The bundle's verdict ``dd`` (a diagnosis dict of the signals, not the text look's) as an abstention where it
+    is a software class the program went on from (:func:`_went_on`, on every file of the bundle); None otherwise."""
+    from opsbrain.diagnosis.wenton import TAIL, progress_scan, survived_run
+    from opsbrain.verdict import Diagnosis
+
+    if not dd or dd.get("decided_by") == "text" or dd.get("fault_class") == "unknown":
+        return None
+    d = Diagnosis.from_dict(dd)
+    scan = progress_scan()
+    every.feed_tails(scan, None, None, None, TAIL)
+    placed = [s.at(file=lines[k].file, line_no=lines[k].line) for s in sigs if (k := where.get(id(s))) is not None]
+    got = survived_run(d, scan, placed, d.at_s)
+    return None if got is None else {**dd, **got.as_dict()}
+
+
 def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
                sigs: list[Signal], lines: list[BundleLine], hits: list[list[Any]], engine: Any,
-               every: ViewLines) -> dict[str, Any] | None:
+               every: ViewLines, where: dict[int, int]) -> dict[str, Any] | None:
     """Where the primary incident abstains or gives a weak answer (or the bundle has none), the real-text fallback
     ``diagnose --logs`` takes (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own conditions: no
     hardware evidence, a failure shown, a reading sure enough) on every line of the bundle in time order (``every``:
@@ -211,7 +244,7 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     every.feed(view)
     documented = frozenset(m.class_id for h in hits for m in h if m.class_id)
     got, cited = text_fallback(engine, d, own, view, now, documented)
-    if not cited:
+    if not cited or _went_on(got, every, view, own, where, lines):
         return None
     out = got.as_dict()
     at = {(r["file"], r["line"]) for r in cited}

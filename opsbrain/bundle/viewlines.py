@@ -15,6 +15,7 @@ answered without the text look)."""
 from __future__ import annotations
 
 from array import array
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -134,6 +135,21 @@ class ViewLines:
             view.passed()  # (a line with no error word past a full view only marks its overflow)
         for text, file, line in self._rows(held):
             view(text, file, line)
+
+    def feed_tails(self, scan: Any, files: set[str] | None = None, lo: float | None = None, hi: float | None = None,
+                   n: int = 48) -> None:
+        """Hand ``scan`` the last ``n`` lines of each file (of ``files`` only, from ``lo`` to ``hi`` seconds), in
+        order, as ``scan(text, file, line)``: what :class:`opsbrain.diagnosis.wenton.ProgressScan` keeps."""
+        self._order()
+        fx = {f.index for f in self.files if files is None or f.rel in files}
+        last: dict[int, deque[int]] = {}
+        for k, (x, t) in enumerate(zip(self.fidx, self.t, strict=True)):
+            if (files is None or x in fx) and (lo is None or t >= lo) and (hi is None or t <= hi):
+                if (d := last.get(x)) is None:
+                    d = last[x] = deque(maxlen=n)
+                d.append(k)
+        for text, file, line in self._rows(sorted(k for d in last.values() for k in d)):
+            scan(text, file, line)
 
     def _rows(self, ks: list[int]) -> Iterator[tuple[str, str, int]]:
         """(text, file, line) of entries ``ks``: the texts not held taken from their files, one pass a file."""

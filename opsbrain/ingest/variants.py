@@ -36,6 +36,9 @@ _INFO = ("[INFO] RUNTIME(12345,python3):{ts} [runtime.cc:1120]12345 Init: device
          "[INFO] HCCL(12345,python3):{ts} [hccl_comm.cc:88][12345]HcclCommInitRootInfo: rankNum[8]",
          "INFO 05-01 10:11:12 model_runner.py:1025] Loading model weights took 15.3 GB",
          "Epoch 3/10: step 1200, lr 2.0e-05, throughput 312 samples/s")
+_INFO_AFTER = _INFO[1:4]
+"""The lines written after an excerpt: none that says the run went on (a step, a success), which would make the
+excerpt's failure one the program survived (:mod:`opsbrain.diagnosis.wenton`, session 53), not unrelated noise."""
 
 
 def _lines(text: str) -> list[str]:
@@ -145,7 +148,8 @@ def _continues(line: str) -> bool:
 
 
 def noise(text: str, rng: random.Random) -> str:
-    """Unrelated INFO lines before, among and after the excerpt's lines."""
+    """Unrelated INFO lines before, among and after the excerpt's lines (after it, none that says the run went on:
+    :data:`_INFO_AFTER`)."""
     lines, base = _lines(text), _base(text)
     out: list[str] = []
     for ln in lines:
@@ -153,7 +157,7 @@ def noise(text: str, rng: random.Random) -> str:
             out.append(rng.choice(_INFO).format(ts=_stamp("plog", base, len(out))))
         out.append(ln)
     head = [rng.choice(_INFO).format(ts=_stamp("plog", base, -10 + i)) for i in range(rng.randint(1, 5))]
-    tail = [rng.choice(_INFO).format(ts=_stamp("plog", base, len(out) + i)) for i in range(rng.randint(1, 5))]
+    tail = [rng.choice(_INFO_AFTER).format(ts=_stamp("plog", base, len(out) + i)) for i in range(rng.randint(1, 5))]
     return _join(head + out + tail)
 
 
