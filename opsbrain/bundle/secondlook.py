@@ -219,7 +219,7 @@ def went_on_verdict(dd: dict[str, Any] | None, every: ViewLines, sigs: list[Sign
 
 def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: dict[str, Any] | None,
                sigs: list[Signal], lines: list[BundleLine], hits: list[list[Any]], engine: Any,
-               every: ViewLines, where: dict[int, int]) -> dict[str, Any] | None:
+               every: ViewLines, where: dict[int, int] | None = None) -> dict[str, Any] | None:
     """Where the primary incident abstains or gives a weak answer (or the bundle has none), the real-text fallback
     ``diagnose --logs`` takes (:func:`opsbrain.diagnosis.oneclick.text_fallback`, under its own conditions: no
     hardware evidence, a failure shown, a reading sure enough) on every line of the bundle in time order (``every``:
@@ -244,7 +244,7 @@ def _text_look(incidents: list[Any], out_incs: list[dict[str, Any]], primary: di
     every.feed(view)
     documented = frozenset(m.class_id for h in hits for m in h if m.class_id)
     got, cited = text_fallback(engine, d, own, view, now, documented)
-    if not cited or _went_on(got, every, view, own, where, lines):
+    if not cited or _went_on(got, every, view, own, where or {}, lines):
         return None
     out = got.as_dict()
     at = {(r["file"], r["line"]) for r in cited}
