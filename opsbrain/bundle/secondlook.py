@@ -197,13 +197,16 @@ def _went_on(got: Any, every: ViewLines, view: Any, own: list[Signal], where: di
     scan = progress_scan()
     every.feed_tails(scan, files, lo, hi, TAIL)
     placed = [s.at(file=lines[k].file, line_no=lines[k].line) for s in own if (k := where.get(id(s))) is not None]
-    return survived_run(got, scan, placed, got.at_s, view.failing_files()) is not None
+    return survived_run(got, scan, placed, got.at_s, view.failing_lines()) is not None
 
 
 def went_on_verdict(dd: dict[str, Any] | None, every: ViewLines, sigs: list[Signal], where: dict[int, int],
                     lines: list[BundleLine]) -> dict[str, Any] | None:
     """The bundle's verdict ``dd`` (a diagnosis dict of the signals, not the text look's) as an abstention where it
-    is a software class the program went on from (:func:`_went_on`, on every file of the bundle); None otherwise."""
+    is a software class the program went on from (:func:`_went_on`, on every file of the bundle: those with a
+    failing line among their last lines or a signal, and those the text view sees fail, as ``diagnose --logs`` asks
+    them); None otherwise."""
+    from opsbrain.diagnosis.realtext import TextView
     from opsbrain.diagnosis.wenton import TAIL, progress_scan, survived_run
     from opsbrain.verdict import Diagnosis
 
@@ -213,7 +216,13 @@ def went_on_verdict(dd: dict[str, Any] | None, every: ViewLines, sigs: list[Sign
     scan = progress_scan()
     every.feed_tails(scan, None, None, None, TAIL)
     placed = [s.at(file=lines[k].file, line_no=lines[k].line) for s in sigs if (k := where.get(id(s))) is not None]
-    got = survived_run(d, scan, placed, d.at_s)
+    if survived_run(d, scan, placed, d.at_s) is None:
+        return None
+    # the files that failed before their last lines without a signal too (review53: --logs asked them, --bundle did
+    # not); every line read only where the answer would go
+    view = TextView()
+    every.feed(view)
+    got = survived_run(d, scan, placed, d.at_s, view.failing_lines())
     return None if got is None else {**dd, **got.as_dict()}
 
 

@@ -274,7 +274,7 @@ def diagnose_signals(engine: Engine, signals: list[Signal], stats: dict[str, Any
     documented = frozenset(i["class"] for i in knowledge.info.values() if i["class"]) if knowledge else frozenset()
     d, text_lines = text_fallback(engine, d, sigs, view, now, documented)
     if progress is not None and not twin and (survived := survived_run(
-            d, progress, sigs, now, view.failing_files() if view is not None else ())) is not None:
+            d, progress, sigs, now, view.failing_lines() if view is not None else ())) is not None:
         d, text_lines = survived, []  # a failure the program went on from (diagnosis.wenton)
     kn = knowledge.report() if knowledge else []
     if levels:
@@ -370,7 +370,7 @@ class _Hooks:
         # ``origin``: the file the line was written to, where the input holds several (grep -r, tail of many)
         self.ranks.feed(line, file, line_no, None if origin else self._host(file, head), origin=origin)
         self.view(line, file, line_no, head)
-        self.progress(line, file, line_no, head)
+        self.progress(line, file, line_no, head, origin)  # (each file of several files' lines apart)
         if self.scanned < DEVICE_SCAN_LINES:
             self.scanned += 1
             if (dev := device_in(line)) is not None or (origin and (dev := device_in(origin)) is not None):

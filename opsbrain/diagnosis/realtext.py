@@ -328,9 +328,10 @@ class TextView:
         """How many error lines are not stated at WARNING level."""
         return len(self._failing)
 
-    def failing_files(self) -> set[str | None]:
-        """The files that hold such a line."""
-        return {f for f, _n in self._failing}
+    def failing_lines(self) -> set[tuple[str | None, int]]:
+        """The (file, line number) of such lines (:func:`opsbrain.diagnosis.wenton.went_on` asks each file, or each
+        file an input of several files' lines holds, whether the program went on)."""
+        return set(self._failing)
 
     @property
     def full(self) -> bool:
