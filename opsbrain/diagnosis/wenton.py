@@ -30,15 +30,16 @@ from opsbrain.lazyre import lazy_compile
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
 PROGRESS = lazy_compile(
-    r"\bloss\b\s*(?:is\s*|[:=]\s*)?[-+]?\d"
+    r"(?:\b|_)loss\b['\"]?\s*(?:is\s*|[:=]\s*)?[-+]?\d"
     r"|\b(?:acc(?:uracy)?|top-?[15](?:[-_ ]?(?:acc|err))?|map|f1|ppl|perplexity|bleu|srcc|plcc|psnr|ssim)\b"
     r"(?:\s*[:=])?\s*\d"
-    r"|\b(?:epoch|step|iter(?:ation)?)(?:\s*[:#])?\s*\[?\d+"
+    r"|\b(?:epoch|step|iter(?:ation)?)['\"]?(?:\s*[:#])?\s*\[?\d+"
     r"|\btokens?/s\b|\bsamples?/s(?:ec)?\b|\bit/s\b|\bthroughput\b"
     r"|\b(?:success(?:ful(?:ly)?)?|succeed(?:ed)?|completed?|finished)\b"
     r"|\bstartup complete\b|\buvicorn running\b|\bserving on\b|\bexit(?:ed)? with (?:code )?0\b", re.I)
 """A line that says the program is working or is done: a training loop's loss, metric or step counter (``epoch: 1
-step: 77, loss is 7.187697``, MindSpore's LossMonitor; ``Epoch: 20 Loss:0.0107 Accuarcy: 0.9979``), a server's
+step: 77, loss is 7.187697``, MindSpore's LossMonitor; ``Epoch: 20 Loss:0.0107 Accuarcy: 0.9979``; transformers'
+Trainer's logs dict ``{'loss': 0.6931, ..., 'epoch': 0.3}`` and ``'train_loss': 9.11``), a server's
 throughput (vLLM's ``Avg prompt throughput: 1638.4 tokens/s``, vllm/v1/metrics/loggers.py) or its start (uvicorn's
 ``Application startup complete.``), a tool's ``... finished`` / ``run success`` / ``exit with 0``. With an error word
 it is no progress line (``Wait links establish completed failed``), nor is a status readout's field (the scan's
