@@ -190,14 +190,24 @@ def _went_on(got: Any, every: ViewLines, view: Any, own: list[Signal], where: di
     """Whether the text look's answer is one the program went on from, as ``diagnose --logs`` asks
     (:func:`opsbrain.diagnosis.wenton.survived_run`): the last lines of the files read, and the signals placed on
     their lines."""
-    from opsbrain.diagnosis.wenton import TAIL, progress_scan, survived_run
+    from opsbrain.diagnosis.wenton import survived_run
 
     if got.abstained:
         return False
+    scan, placed = _tails_read(every, own, where, lines, files, lo, hi)
+    return survived_run(got, scan, placed, got.at_s, view.failing_lines()) is not None
+
+
+def _tails_read(every: ViewLines, own: list[Signal], where: dict[int, int], lines: list[BundleLine],
+                files: set[str] | None = None, lo: float | None = None,
+                hi: float | None = None) -> tuple[Any, list[Signal]]:
+    """A :class:`~opsbrain.diagnosis.wenton.ProgressScan` fed the last lines of the files read, and the signals
+    ``own`` placed on their lines (file, line number)."""
+    from opsbrain.diagnosis.wenton import TAIL, progress_scan
+
     scan = progress_scan()
     every.feed_tails(scan, files, lo, hi, TAIL)
-    placed = [s.at(file=lines[k].file, line_no=lines[k].line) for s in own if (k := where.get(id(s))) is not None]
-    return survived_run(got, scan, placed, got.at_s, view.failing_lines()) is not None
+    return scan, [s.at(file=lines[k].file, line_no=lines[k].line) for s in own if (k := where.get(id(s))) is not None]
 
 
 def went_on_verdict(dd: dict[str, Any] | None, every: ViewLines, sigs: list[Signal], where: dict[int, int],
@@ -207,15 +217,13 @@ def went_on_verdict(dd: dict[str, Any] | None, every: ViewLines, sigs: list[Sign
     failing line among their last lines or a signal, and those the text view sees fail, as ``diagnose --logs`` asks
     them); None otherwise."""
     from opsbrain.diagnosis.realtext import TextView
-    from opsbrain.diagnosis.wenton import TAIL, progress_scan, survived_run
+    from opsbrain.diagnosis.wenton import survived_run
     from opsbrain.verdict import Diagnosis
 
     if not dd or dd.get("decided_by") == "text" or dd.get("fault_class") == "unknown":
         return None
     d = Diagnosis.from_dict(dd)
-    scan = progress_scan()
-    every.feed_tails(scan, None, None, None, TAIL)
-    placed = [s.at(file=lines[k].file, line_no=lines[k].line) for s in sigs if (k := where.get(id(s))) is not None]
+    scan, placed = _tails_read(every, sigs, where, lines)
     if survived_run(d, scan, placed, d.at_s) is None:
         return None
     # the files that failed before their last lines without a signal too (review53: --logs asked them, --bundle did

@@ -136,8 +136,7 @@ class ViewLines:
         for text, file, line in self._rows(held):
             view(text, file, line)
 
-    def feed_tails(self, scan: Any, files: set[str] | None = None, lo: float | None = None, hi: float | None = None,
-                   n: int = 48) -> None:
+    def feed_tails(self, scan: Any, files: set[str] | None, lo: float | None, hi: float | None, n: int) -> None:
         """Hand ``scan`` the last ``n`` lines of each file (of ``files`` only, from ``lo`` to ``hi`` seconds), in
         order, as ``scan(text, file, line)``: what :class:`opsbrain.diagnosis.wenton.ProgressScan` keeps."""
         self._order()
