@@ -112,13 +112,18 @@ ERROR_WORDS = lazy_compile(
     r"|refused|no such|not support|unsupported|mismatch|out of memory|\boom\b|\b(?:E[A-Z]\d{4}|ERR\d{5})\b"
     r"|illegal|corrupt|\berr\b|exhausted|exceed|core dumped|segmentation fault|panic|not usable|insufficient"
     r"|unreachable", re.I)
-FAILURE_STATED = lazy_compile(
+_ERROR_LEVEL = (
     _TAGS + r"\[(?:ERROR|ERR|FATAL|CRITICAL)\]|^\s*(?:ERROR|FATAL|CRITICAL)\b"
     r"|\b(?:ERROR|CRITICAL)\s+\d\d-\d\d \d\d:\d\d:\d\d\b|^" + _RANK_HEAD
     + r"\d{4}-\d\d-\d\d[ T][\d:.,]+\s+(?:ERROR|CRITICAL|FATAL)\b"
     r"|\s-\s(?:ERROR|CRITICAL)\s-\s|\[(?:ERROR|FATAL)\]\s*$|^\s*\[[EF]\d{3,4} [\d:.]+\s*[\w.-]+:\d+\]"
-    r"|^[EF]\d{4} \d\d:\d\d:\d\d"
-    r"|Traceback \(most recent call last\)|\b(?:[A-Z]\w*)?(?:Error|Exception)\b: |Exception raised from "
+    r"|^[EF]\d{4} \d\d:\d\d:\d\d")
+ERROR_LEVEL = lazy_compile(_ERROR_LEVEL)
+"""A line (or the head a reader took off it) stated at ERROR level or above, in the level shapes of
+:data:`FAILURE_STATED` (its first alternatives): what the program's logger said of the line, whatever its words."""
+FAILURE_STATED = lazy_compile(
+    _ERROR_LEVEL
+    + r"|Traceback \(most recent call last\)|\b(?:[A-Z]\w*)?(?:Error|Exception)\b: |Exception raised from "
     r"|terminate called after throwing|\bwhat\(\):"
     r"|(?i:\bexit(?:ed|s)?\b[\w ]{0,20}?\b(?:code|status)\b\s*[:=]?\s*-?[1-9]|\bexitcode\s*[:=]\s*-?[1-9]"
     r"|non-zero exit)|\bKilled\b|(?i:core dumped|segmentation fault)|\bSIG(?:KILL|SEGV|ABRT|BUS|ILL|FPE)\b"
@@ -195,6 +200,15 @@ instead of 0.4 changed 15 answers, +7 -6 (below 0.55), no better per change."""
 EVIDENCE_LINES = 3
 
 
+def stated_error(head: str) -> bool:
+    """Whether the head a reader took off a line (a logger's ``ERROR 12-04 17:33:31 [worker_base.py:275]``, a
+    plog's ``[ERROR] RUNTIME(...)``) states it at ERROR level or above: the line is a failure's, though its own words
+    (a traceback's frame, ``File "...", line 116, in decorate_context``) hold no error word. Session 54: vLLM's and
+    Ray's workers log an exception's traceback one line a record, each at ERROR (``logger.exception``); cut before
+    the exception's own line, such an excerpt gave the fallback no failing line to read."""
+    return bool(head) and ERROR_LEVEL.search(head) is not None
+
+
 MAX_DONE = 100_000
 """reason: bounds :attr:`TextView._done` (a few MB); past it, lines are looked at every time, as before."""
 
@@ -226,6 +240,8 @@ class TextView:
         """(line, head) already looked at: looking again changes nothing (a line kept is seen, one left out is left
         out again, as the lists only grow) but :attr:`overflow`; a console repeats its lines thousands of times."""
         self.overflow = False
+        self.error_headed = 0
+        """Failing lines whose head states ERROR (:func:`stated_error`), a traceback's frames among them."""
         self._recovered: dict[str | None, RecoveredScan] = {}
         self._killed: dict[str | None, KilledTracebackScan] = {}
         self._stopped: dict[str | None, StopScan] = {}
@@ -273,7 +289,7 @@ class TextView:
         self.handed += 1
         if len(self._done) < MAX_DONE:
             self._done.add((line, head))
-        if full and (len(self.errors) >= self.limit or _has_error_word(line) is None):
+        if full and (len(self.errors) >= self.limit or (_has_error_word(line) is None and not stated_error(head))):
             return
         text = FAN_OUT_HEAD.sub("", SYSLOG_HEAD.sub("", line.strip(), count=1), count=1)
         if text and (host := host_in(text)):
@@ -285,7 +301,8 @@ class TextView:
         if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text) or \
                 BENIGN.search(text) or SELF_FAILURE.search(text) or MARKDOWN_FENCE.match(text):
             return
-        err = (len(self.errors) < self.limit and _has_error_word(text) is not None and not SETTING_LINE.match(text)
+        err = (len(self.errors) < self.limit and (_has_error_word(text) is not None or stated_error(head))
+               and not SETTING_LINE.match(text)
                and not COUNTER_LINE.match(text) and not quiet_field(text, _has_error_word)
                and not option_words_only(text, _has_error_word))
         if full and not err:
@@ -298,6 +315,7 @@ class TextView:
         if err:
             self.errors.append((file, line_no, text))
             if not (WARNING_STATED.search(head) or WARNING_STATED.match(text)):
+                self.error_headed += stated_error(head) or ERROR_LEVEL.search(text) is not None
                 if FAILURE_STATED.search(head) or FAILURE_STATED.search(text):
                     self.stated.append(row)
                     stated = True
@@ -435,8 +453,13 @@ def shows_failure(signals: list[Any], view: TextView) -> bool:
 
     own = [s for s in signals if not s.kind.startswith(("level:", "vendor:"))]
     if own:
-        return any(s.severity >= 1 and s.kind not in NOT_A_FAILURE and not survived(s)
-                   and not any(s.kind.endswith(x) or s.kind.startswith(x) for x in NOT_FAULTS) for s in own)
+        if any(s.severity >= 1 and s.kind not in NOT_A_FAILURE and not survived(s)
+               and not any(s.kind.endswith(x) or s.kind.startswith(x) for x in NOT_FAULTS) for s in own):
+            return True
+        # a traceback header and nothing else, but the lines are stated at ERROR by their head: a logger's record of
+        # an exception (vLLM's ``ERROR ... [multiproc_executor.py:751] Traceback (most recent call last):``), cut
+        # before the exception's own line, not a run stopped with Ctrl-C (session 54)
+        return all(s.kind in NOT_A_FAILURE for s in own) and view.error_headed > 0
     return view.fails()
 
 

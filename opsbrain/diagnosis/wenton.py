@@ -79,18 +79,21 @@ _NONE = object()
 class ProgressScan:
     """The line hook (see the module). ``has_error_word`` and ``below_warning`` tell a failing line (the text view's
     test: an error word, not stated below WARNING, on the line or in the head a collector put before it);
-    ``is_readout`` a line that is no progress though its words say so (a status readout's ``net health status:
-    Success``: a state a tool read, not the program going on).
+    ``error_head`` a line whose head states ERROR, its words none (a traceback's frame a logger wrote at ERROR: the
+    text view's test too); ``is_readout`` a line that is no progress though its words say so (a status readout's
+    ``net health status: Success``: a state a tool read, not the program going on).
 
     A line is read under its key: its file, or (file, origin) where the reader says it was written to another file
     (an input of several files' lines). The last :data:`TAIL` lines of up to :data:`HELD` keys are held; the
     earliest key's are read into its reading when another key would pass that, and a later run of its lines
     continues the reading."""
 
-    def __init__(self, has_error_word: Any, below_warning: Any, is_readout: Any = None) -> None:
+    def __init__(self, has_error_word: Any, below_warning: Any, is_readout: Any = None,
+                 error_head: Any = None) -> None:
         self._error = has_error_word
         self._below = below_warning
         self._readout = is_readout
+        self._error_head = error_head
         self.tails: dict[Any, deque[tuple[int, str, str]]] = {}
         self._key: Any = _NONE
         self._open: deque[tuple[int, str, str]] = deque(maxlen=TAIL)
@@ -133,7 +136,7 @@ class ProgressScan:
         last, kept = self._read.get(key, (0, array("q")))
         new = array("q")
         for n, line, head in tail:
-            if self._error(line) is not None:
+            if self._error(line) is not None or (self._error_head is not None and self._error_head(head)):
                 if not (self._below(head) or self._below(line)):
                     last, kept, new = n, array("q"), array("q")
             elif _progress(line) is not None and not (self._readout and self._readout(line)):
@@ -214,11 +217,11 @@ def went_on(scan: ProgressScan, signals: Iterable[Any],
 def progress_scan() -> ProgressScan:
     """The scan with the text view's tests of a failing line (:mod:`opsbrain.diagnosis.realtext`) and the readouts'
     test of a status field (:func:`opsbrain.ingest.readouts.readout_line`)."""
-    from opsbrain.diagnosis.realtext import BELOW_WARNING, has_error_word
+    from opsbrain.diagnosis.realtext import BELOW_WARNING, has_error_word, stated_error
     from opsbrain.ingest.readouts import readout_line
 
     below = BELOW_WARNING.search
-    return ProgressScan(has_error_word, lambda text: below(text) if text else None, readout_line)
+    return ProgressScan(has_error_word, lambda text: below(text) if text else None, readout_line, stated_error)
 
 
 def survived_run(d: Diagnosis, scan: ProgressScan, signals: list[Any], now: float,

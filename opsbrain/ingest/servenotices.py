@@ -35,6 +35,15 @@ way. The three were in a retained vLLM-Ascend pressure run on 910B2 whose result
 retained-01-native/server.log; README.md there), read config_error 0.48 (``mem:oom`` from "OOM'ed", ``cfg:env``) and
 framework_error 0.64 (``op:unsupported``). A custom op that is raised as unavailable, with no fallback, keeps its
 reading.
+
+vLLM's client, when its engine-core process ends before the client shut it down, logs ``Engine core proc
+EngineCore_DP0 died unexpectedly, shutting down client.`` at ERROR (vllm/v1/engine/core_client.py, the engine
+monitor). vLLM Ascend's installation guide shows it at the end of an offline inference that went well and says these
+lines are the process exiting and do not affect the inference (vllm-project/vllm-ascend @182b75ea
+docs/source/installation.md; the real-log corpus' n039). Where the engine core did fail, its own lines say how (a
+traceback, an out-of-memory), and those keep their reading; the client's line names no cause either way. Session 54:
+read as a failure once a line's ERROR head counted (``realtext.stated_error``), it gave two healthy offline runs
+framework_error (blind50 b50c-08 and n039 under cross-fitting).
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ SERVE_NOTICES = (
     r"\bfor KV Cache as specified by kv_cache_memory_bytes(?: config and|,) skipp(?:ed|ing) memory profiling\.|"
     r"\bBind cpus failed in rank\d+: [^\n]{0,600}? Skip binding cpu\.\s*$|"
     r"\b(?:Custom op|NPU Triton) \w{1,120} is unavailable \([^\n]{1,600}?\); falling back to the [Pp]y[Tt]orch "
-    r"implementation\b"
+    r"implementation\b|"
+    r"\bEngine core proc \w{1,80} died unexpectedly, shutting down client\.\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
