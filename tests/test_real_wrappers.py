@@ -24,6 +24,12 @@ ONE_ROW = ("wrap80",)
 device number cut at the row's end is then lost (1 DEV excerpt); the class is asserted."""
 
 
+LEVELLED = ("vllm",)
+"""A wrapper that states a level: vLLM's worker head says ERROR on every line (an exception's record). Since session 54
+a line stated at ERROR is a failing line (realtext.stated_error), so an excerpt that abstained for want of one may be
+answered under it (9 dev excerpts, each its label's class); a class answered bare still must not change."""
+
+
 @pytest.fixture(scope="module")
 def table() -> dict[str, Any]:
     from opsbrain.kb import SignatureMatcher, load_kb
@@ -67,12 +73,14 @@ def test_no_wrapper_changes_the_class_or_abstention_of_a_dev_excerpt(table: dict
     for name, row in table["per_wrapper"].items():
         assert row["pairs"] >= 90, name  # every wrapper applies to most excerpts (tabs: to those with spaces)
         changed = [c for c in table["changed"] if c["wrapper"] == name and c["was"][0] != c["now"][0]
-                   and not (c["id"] in MODEL_FLIPS and name in HOSTED)]
+                   and not (c["id"] in MODEL_FLIPS and name in HOSTED)
+                   and not (name in LEVELLED and c["was"][0] == "unknown")]
         assert not changed, (name, changed)
 
 
 def test_the_root_device_is_kept_but_where_a_head_names_a_host(table: dict[str, Any]) -> None:
-    moved = [c for c in table["changed"] if c["wrapper"] not in HOSTED + ONE_ROW]
+    moved = [c for c in table["changed"] if c["wrapper"] not in HOSTED + ONE_ROW
+             and not (c["wrapper"] in LEVELLED and c["was"][0] == "unknown")]
     assert not moved, moved
 
 

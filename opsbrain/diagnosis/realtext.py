@@ -57,6 +57,11 @@ program it names are the collection's, not the failure's words."""
 FAN_OUT_HEAD = lazy_compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*-\d+): ")
 """A fan-out tool's head (pdsh, ``ansible -m shell``: ``gpu-srv42.dc1.example.com: <line>``, ``10.0.0.7: ``,
 ``worker-3: ``)."""
+PROC_HEAD = lazy_compile(r"^(?:\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?){1,3}")
+"""The process prefix vLLM's and Ray's workers put before a logger's head (``(EngineCore pid=970) INFO 05-12 ...``,
+``(RayWorkerWrapper pid=300872, ip=10.0.0.2) ``): where the reader left it on the line (the line behind a fan-out
+tool's head), the level after it is still the line's (session 54: a pdsh copy of vLLM Ascend's exit lines read its
+INFO ``Shutdown initiated (timeout=0)`` as a failure)."""
 MARKDOWN_FENCE = lazy_compile(r"^(?:`{3,}|~{3,})[\w+.#-]*$")
 """A Markdown code fence around a paste (GitHub's issue templates, vllm-ascend's bug template: a ```` ```text ````
 line before the log and a ```` ``` ```` after it; CommonMark 0.31 4.5 "Fenced code blocks"): the wrapper's, not the
@@ -240,8 +245,9 @@ class TextView:
         """(line, head) already looked at: looking again changes nothing (a line kept is seen, one left out is left
         out again, as the lists only grow) but :attr:`overflow`; a console repeats its lines thousands of times."""
         self.overflow = False
-        self.error_headed = 0
-        """Failing lines whose head states ERROR (:func:`stated_error`), a traceback's frames among them."""
+        self.error_stated: set[tuple[str | None, int]] = set()
+        """The failing lines stated at ERROR, by the head the reader took off (:func:`stated_error`) or by their own
+        level (:data:`ERROR_LEVEL`): a logger's record of an exception, its traceback header among them."""
         self._recovered: dict[str | None, RecoveredScan] = {}
         self._killed: dict[str | None, KilledTracebackScan] = {}
         self._stopped: dict[str | None, StopScan] = {}
@@ -299,6 +305,7 @@ class TextView:
             text = absent_faults_removed(text)  # faults a report says were absent: no failing words (a readout's
             # field that says so, dmidecode's "Error Information Handle: No Error", is quiet as it is: review51)
         if not text or text in self._seen or BELOW_WARNING.search(head) or BELOW_WARNING.match(text) or \
+                (text[0] == "(" and BELOW_WARNING.match(PROC_HEAD.sub("", text, count=1))) or \
                 BENIGN.search(text) or SELF_FAILURE.search(text) or MARKDOWN_FENCE.match(text):
             return
         err = (len(self.errors) < self.limit and (_has_error_word(text) is not None or stated_error(head))
@@ -315,7 +322,8 @@ class TextView:
         if err:
             self.errors.append((file, line_no, text))
             if not (WARNING_STATED.search(head) or WARNING_STATED.match(text)):
-                self.error_headed += stated_error(head) or ERROR_LEVEL.search(text) is not None
+                if stated_error(head) or ERROR_LEVEL.search(text) is not None:
+                    self.error_stated.add(row[:2])
                 if FAILURE_STATED.search(head) or FAILURE_STATED.search(text):
                     self.stated.append(row)
                     stated = True
@@ -456,10 +464,10 @@ def shows_failure(signals: list[Any], view: TextView) -> bool:
         if any(s.severity >= 1 and s.kind not in NOT_A_FAILURE and not survived(s)
                and not any(s.kind.endswith(x) or s.kind.startswith(x) for x in NOT_FAULTS) for s in own):
             return True
-        # a traceback header and nothing else, but the lines are stated at ERROR by their head: a logger's record of
-        # an exception (vLLM's ``ERROR ... [multiproc_executor.py:751] Traceback (most recent call last):``), cut
-        # before the exception's own line, not a run stopped with Ctrl-C (session 54)
-        return all(s.kind in NOT_A_FAILURE for s in own) and view.error_headed > 0
+        # a traceback header and nothing else, the header's own line stated at ERROR: a logger's record of an
+        # exception (vLLM's ``ERROR ... [multiproc_executor.py:751] Traceback (most recent call last):``), cut before
+        # the exception's own line; not a run stopped with Ctrl-C, nor CPython's "Exception ignored in" (session 54)
+        return all(s.kind in NOT_A_FAILURE for s in own) and any((s.file, s.line_no) in view.error_stated for s in own)
     return view.fails()
 
 

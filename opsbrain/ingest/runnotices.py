@@ -107,13 +107,6 @@ first service of a deployment prints ``etcd get XLLM:SERVICE:MASTER failed: etcd
 that goes on (jd-opensource/xllm-service xllm_service/scheduler/scheduler.cpp, scheduler/etcd_client/etcd_client.cpp).
 A start that served requests read config_error 0.56 from it through the text fallback (xLLM-AI/xllm#376). Only that
 key with etcd-cpp-apiv3's "key not found"; another key, or another failure of the get, keeps its reading.
-Session 54: CANN's TBE compile workers (``task_distribute``), when the process that started them is gone, each log
-``[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!`` and end. vLLM Ascend's users see
-the lines "when the task ends" of runs that finished (vllm-project/vllm-ascend#1706, "The task didn't exit properly",
-closed; #198), and run reports list them as closing notices of runs whose results were saved. Where the main process
-did fail, its own lines say how; the workers' line names no cause either way. Read as a failure once a line stated at
-ERROR counted without an error word of the excerpt's own (``realtext.stated_error``; blind50 b50c-09), and through
-its words before (blind52 b52j-04).
 """
 
 from __future__ import annotations
@@ -146,7 +139,6 @@ RUN_NOTICES = (
     r"information library, which might result in compromised performance\.|High-priority service of op\[[^\]\n]{1,500}"
     r"\] is invalid, low-priority service is used\. It can work normally but may affect performance\.)|"
     r"\[WARN(?:ING)?\]\s*\[\w+\.(?:cpp|cc|h):\d+\]\s+Check (?:Owner|Owner group|Other group) permission failed\b|"
-    r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$|"
-    r"\bTBE Subprocess\[task_distribute\] raise error\[\], main process disappeared!"
+    r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
