@@ -35,3 +35,14 @@ def test_ffts_failures_keep_their_reading() -> None:
         "is a fftsplus sdma error, sdma channel is 6, sdmaState=0x6",
     ):
         assert "rt:ffts_exception" in kinds(line), line
+
+
+def test_a_long_line_of_failure_words_is_read_in_linear_time() -> None:
+    # the second read's find: a failure word before the task, ``(?:error|...).*ffts``, was tried at every error word
+    # of a line under ``re`` (2 s on 60 KB of "error "); a generous bound, as tests/test_wenton53.py's
+    import time
+
+    for bad in ("error " * 10000 + "ffts+", "FFTS+ " + "x" * 64000, "fail " * 12000):
+        t0 = time.perf_counter()
+        kinds(bad)
+        assert time.perf_counter() - t0 < 1.0

@@ -43,6 +43,7 @@ from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.recovered import RecoveredScan, recovery_cue
 from opsbrain.ingest.runnotices import EXIT_NOTICES
 from opsbrain.ingest.stopped import StopScan
+from opsbrain.ingest.surface import PROC_PREFIX
 from opsbrain.ingest.testruns import AtkSummaryScan, outcome_words
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
@@ -58,7 +59,7 @@ program it names are the collection's, not the failure's words."""
 FAN_OUT_HEAD = lazy_compile(r"^(?:[A-Za-z0-9][\w-]*(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*-\d+): ")
 """A fan-out tool's head (pdsh, ``ansible -m shell``: ``gpu-srv42.dc1.example.com: <line>``, ``10.0.0.7: ``,
 ``worker-3: ``)."""
-PROC_HEAD = lazy_compile(r"^(?:\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?){1,3}")
+PROC_HEAD = lazy_compile(rf"^(?:{PROC_PREFIX}){{1,3}}")
 """The process prefix vLLM's and Ray's workers put before a logger's head (``(EngineCore pid=970) INFO 05-12 ...``,
 ``(RayWorkerWrapper pid=300872, ip=10.0.0.2) ``): where the reader left it on the line (the line behind a fan-out
 tool's head), the level after it is still the line's (session 54: a pdsh copy of vLLM Ascend's exit lines read its

@@ -81,7 +81,8 @@ of an English head stays the line's: :func:`opsbrain.ingest.where.head_host`); b
 _INDENT = lazy_compile(r"[ \t]+(?=" + _BODY + ")")
 _QUOTE = lazy_compile(r"(?:> )+|>$")
 """Markdown quote markers (``> ``, ``> > ``; a quoted empty line is ``>``); Python's ``>>> `` prompt is no quote."""
-_PROC = lazy_compile(r"\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?")
+PROC_PREFIX = r"\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?"
+_PROC = lazy_compile(PROC_PREFIX)
 """A worker process's prefix: vLLM's ``(Worker_DP0_TP7 pid=2112) ``, ``(EngineCore_DP0 pid=1102) ``, Ray's
 ``(RayWorkerWrapper pid=45464, ip=10.0.0.2) ``."""
 _RANK = lazy_compile(r"\[rank\d+\]: ?")

@@ -91,12 +91,14 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
               r"aivec.*(?:exception|error)",
               re.I), "rt:aicore_exception"),  # session 39: not "Kernel task happen error" (a notify wait prints it)
     (screened(r"ai ?cpu.*(?:exception|error|time ?out)", re.I), "rt:aicpu_exception"),
-    # session 54 (tester54c): an FFTS+ task named with a failure word on the line, as the runtime prints its task
-    # failures ("fftsplus task exception", "there is a fftsplus sdma error", "TaskFailCallBackForFftsPlusTask"); not
-    # the task type alone (vllm-ascend's WARNING "communication is performed using FFTS+ method ... set
-    # HCCL_OP_EXPANSION_MODE=AIV", advice in a run that went well)
+    # session 54 (tester54c): an FFTS+ task named with a failure word after it, as the runtime prints its task
+    # failures ("fftsplus task exception", "there is a fftsplus sdma error", task_info.cc's
+    # "TaskFailCallBackForFftsPlusTask"); not the task type alone (vllm-ascend's WARNING "communication is performed
+    # using FFTS+ method ... set HCCL_OP_EXPANSION_MODE=AIV", advice in a run that went well). One direction only: a
+    # failure word before it, ``(?:error|...).*ffts``, tried at every error word of a long line under ``re`` (2 s on
+    # 60 KB of "error ")
     (screened(r"(?:fftsplus|ffts\+|ffts plus).*(?:exception|error|time ?out|fail|trap)|"
-              r"(?:exception|error|time ?out|fail|trap).*(?:fftsplus|ffts\+|ffts plus)", re.I), "rt:ffts_exception"),
+              r"\bTaskFailCallBackForFftsPlusTask\b", re.I), "rt:ffts_exception"),
     (screened(r"memory async copy failed|memcpy.*fail|Dma copy failed|DMA.*timeout", re.I), "rt:memcpy_failed"),
     # near each other: not "-i {device_id} -link -s down"; the id part is one optional group (session 42:
     # ``\s*\[?\d*\]?\s+`` split a run of spaces two ways, 1 s on a 4 KB line)
