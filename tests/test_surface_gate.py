@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from opsbrain.ingest.surface import may_carry, plain
@@ -29,6 +29,8 @@ LINE = st.builds(lambda a, b, c, d: a + b + c + d, HEADISH, HEADISH, BODYISH,
 
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(LINE, min_size=1, max_size=6))
+@example(["> ", ""]).via("a quote marker with its blank")
+@example([">", ""]).via("session 54: a lone quote marker before a newline (the scan's $ read only the text's end)")
 def test_a_file_it_passes_has_no_line_plain_would_change(lines: list[str]) -> None:
     changed = [ln for ln in lines if plain(ln) != (ln, "")]
     if not may_carry("\n".join(lines).encode()):
