@@ -107,6 +107,14 @@ first service of a deployment prints ``etcd get XLLM:SERVICE:MASTER failed: etcd
 that goes on (jd-opensource/xllm-service xllm_service/scheduler/scheduler.cpp, scheduler/etcd_client/etcd_client.cpp).
 A start that served requests read config_error 0.56 from it through the text fallback (xLLM-AI/xllm#376). Only that
 key with etcd-cpp-apiv3's "key not found"; another key, or another failure of the get, keeps its reading.
+Session 55 (tester55b): the hint printed under a warning about an object that was not released, when tracemalloc is
+off. pytest's warnings summary ends an unraisable-exception or resource warning's entry with ``Enable tracemalloc to
+get traceback where the object was allocated.`` and a ``See https://docs.pytest.org/...#resource-warnings`` line
+(pytest src/_pytest/tracemalloc.py ``tracemalloc_message``); CPython's warnings module writes ``ResourceWarning: Enable
+tracemalloc to get the object allocation traceback`` (or ``RuntimeWarning: ...`` after a coroutine never awaited) under
+the warning itself (Lib/warnings.py ``_formatwarnmsg_impl``). Advice on how to see more, not a failure: an operator
+check whose pytest run ended ``12 passed, 12 deselected, 146 warnings`` read config_error 0.60 through the text fallback
+from its word ``traceback`` (LeleCheung/Ascend-Optimization, blind b55b-02). Read only as the whole line.
 """
 
 from __future__ import annotations
@@ -141,7 +149,9 @@ RUN_NOTICES = (
     r"information library, which might result in compromised performance\.|High-priority service of op\[[^\]\n]{1,500}"
     r"\] is invalid, low-priority service is used\. It can work normally but may affect performance\.)|"
     r"\[WARN(?:ING)?\]\s*\[\w+\.(?:cpp|cc|h):\d+\]\s+Check (?:Owner|Owner group|Other group) permission failed\b|"
-    r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$"
+    r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$|"
+    r"^\s*(?:Enable tracemalloc to get traceback where the object was allocated\.|"
+    r"(?:Resource|Runtime)Warning: Enable tracemalloc to get the object allocation traceback)\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
 
