@@ -259,6 +259,26 @@ def quiet_block_key(text: str, error_word: Callable[[str], object]) -> bool:
                               for i in hits)
 
 
+RE_STEP_METRICS = lazy_compile(r"^\s*step:\d+(?: - [^\s:][^:]{0,200}:\S+)+\s*$")
+"""verl's metrics line of a training step (verl/utils/logger/aggregate_logger.py, earlier verl/utils/tracking.py:
+``concat_dict_to_str`` joins ``f"step:{step}"`` and ``f"{k}:{pprint.pformat(v)}"`` (older ``f"{k}:{v:.3f}"``) for every
+metric whose value is a number, with `` - ``; ``LocalLogger.log`` prints it at each step)."""
+STEP_VALUE = lazy_compile(r"^(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|True|False|-?inf)$")
+"""A value ``concat_dict_to_str`` prints: a number (``pformat`` of a float, an int or a bool); not ``nan``."""
+
+
+def quiet_step_metrics(text: str) -> bool:
+    """Whether a line is verl's metrics line of a step (:data:`RE_STEP_METRICS`) whose every value is a number
+    (:data:`STEP_VALUE`): the names are the metrics' (``response/aborted_ratio:0.0``, ``actor/pg_clipfrac:0.0``), and
+    an error word in one is what is measured, not a failure. Session 55, tester55d: a verl GRPO run on Ascend that
+    finished its fifth step and epoch (Weigaa/qwen30b_tpu_verl, the notes beside the log call it a success) read
+    framework_error 0.60 through the text fallback from ``aborted`` in that line alone. A ``nan`` (a loss gone NaN:
+    the training diverged) or a value that is no number keeps the line failing."""
+    if RE_STEP_METRICS.match(text) is None:
+        return False
+    return all(STEP_VALUE.match(part.rpartition(":")[2]) is not None for part in text.strip().split(" - ")[1:])
+
+
 RE_TABLE_ROW = lazy_compile(r"^\s*\|(?P<cells>(?:[^|\n]*\|){2,})\s*$")
 """A Markdown table's row of two cells or more, bordered at both ends (``| max_abs_error | 0.044161 |``)."""
 PERCENT = lazy_compile(r"^(?P<number>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*%$")
@@ -346,7 +366,7 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
     reference specification (DMTF DSP0134) defines the fields."""
     if quiet_progress(text, error_word) or quiet_metric_list(text, error_word) or quiet_block_key(text, error_word) \
-            or quiet_table_metric(text) or quiet_launch_config(text, error_word):
+            or quiet_table_metric(text) or quiet_launch_config(text, error_word) or quiet_step_metrics(text):
         return True
     m = RE_NAMED_FIELD.match(text)
     if m is None:
