@@ -2,7 +2,7 @@
 
 - ``Op X does not has any binary``: the operator runtime found no precompiled kernel for the operator on this chip
   (binary mode; the installed kernels package lacks it): ``cfg:env`` on the CANN line that states it
-  (framework.RE_OP_NO_BINARY). Real lines: LlamaFactory#3779 (blind b55a-03, which read framework_error 0.83 from the
+  (cfgenv.RE_OP_NO_BINARY). Real lines: LlamaFactory#3779 (blind b55a-03, which read framework_error 0.83 from the
   EZ9999 / 561000 / aclnn lines around it).
 - pytest's and CPython's tracemalloc hint under a warning is a run notice (runnotices.RUN_NOTICES): a pytest run of
   an operator check that passed read config_error 0.60 from its word ``traceback`` (blind b55b-02,
@@ -17,7 +17,7 @@ from typing import Any
 from opsbrain.diagnosis.oneclick import diagnose_logs
 from opsbrain.diagnosis.realtext import TextView
 from opsbrain.ingest.benign import BENIGN
-from opsbrain.ingest.parsers import parse_line
+from tests.textviews import line_kinds as kinds
 
 # https://github.com/hiyouga/LlamaFactory/issues/3779
 NO_BINARY = [
@@ -43,10 +43,6 @@ PASSED_RUN = [
     "-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html",
     "12 passed, 12 deselected, 146 warnings in 141.41s (0:02:21)",
 ]
-
-
-def kinds(line: str) -> list[str]:
-    return [s.kind for s in parse_line(line)]
 
 
 def _diagnose(engine: Any, lines: list[str]) -> dict[str, Any]:

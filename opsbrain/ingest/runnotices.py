@@ -115,6 +115,13 @@ tracemalloc to get the object allocation traceback`` (or ``RuntimeWarning: ...``
 the warning itself (Lib/warnings.py ``_formatwarnmsg_impl``). Advice on how to see more, not a failure: an operator
 check whose pytest run ended ``12 passed, 12 deselected, 146 warnings`` read config_error 0.60 through the text fallback
 from its word ``traceback`` (LeleCheung/Ascend-Optimization, blind b55b-02). Read only as the whole line.
+Session 55 (tester55g): Hydra's footer under an exception that escaped a ``@hydra.main`` job, ``Set the environment
+variable HYDRA_FULL_ERROR=1 for a complete stack trace.`` (facebookresearch/hydra hydra/_internal/utils.py
+``run_and_report``: without the variable Hydra strips its own frames from the traceback and writes this line). It is
+printed under every failure of a Hydra program, whatever its cause (verl's trainers are Hydra jobs), and names no
+variable the job lacks: read as ``cfg:env``, it outweighed a RuntimeError and a 507035 vector-core error of two verl +
+MindSpeed failures fixed in code (ji-huazhong/verl@6ae8a79 bugfix.md, blind b55g-04 and b55g-05). The exception above
+it keeps its reading. Only as the whole line.
 """
 
 from __future__ import annotations
@@ -151,7 +158,8 @@ RUN_NOTICES = (
     r"\[WARN(?:ING)?\]\s*\[\w+\.(?:cpp|cc|h):\d+\]\s+Check (?:Owner|Owner group|Other group) permission failed\b|"
     r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$|"
     r"^\s*(?:Enable tracemalloc to get traceback where the object was allocated\.|"
-    r"(?:Resource|Runtime)Warning: Enable tracemalloc to get the object allocation traceback)\s*$"
+    r"(?:Resource|Runtime)Warning: Enable tracemalloc to get the object allocation traceback)\s*$|"
+    r"^\s*Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace\.\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
 

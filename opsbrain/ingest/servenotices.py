@@ -44,6 +44,17 @@ docs/source/installation.md; the real-log corpus' n039). Where the engine core d
 traceback, an out-of-memory), and those keep their reading; the client's line names no cause either way. Session 54:
 read as a failure once a line's ERROR head counted (``realtext.stated_error``), it gave two healthy offline runs
 framework_error (blind50 b50c-08 and n039 under cross-fitting).
+
+llama.cpp's start-up, when the context's memory cannot shift (a model whose KV cache or recurrent state does not
+allow it), turns context shifting off and goes on: ``common_init_from_params: KV cache shifting is not supported for
+this context, disabling KV cache shifting`` (ggml-org/llama.cpp common/common.cpp, ``LOG_WRN`` where ``params.ctx_shift
+&& !llama_memory_can_shift(...)``, then ``params.ctx_shift = false``), after the context's own ``get_kv_self:
+llama_context_base does not have a KV cache`` / ``llama_context::get_kv_self() is not supported`` warnings of the
+releases that print them (public llama.cpp runs show the ``W`` level; a paste often drops it). Session 55,
+tester55h: llama-server with GGML_CANN on 8 x 910B4 serving gpt-oss-20b, which went on to listen and answer, read
+framework_error 0.64 from it as ``op:unsupported`` (wang-junjian.github.io, "华为 Atlas 800I A2 大模型部署实战
+（十一）").
+A generation that then runs out of context fails in its own words.
 """
 
 from __future__ import annotations
@@ -57,6 +68,9 @@ SERVE_NOTICES = (
     r"\bBind cpus failed in rank\d+: [^\n]{0,600}? Skip binding cpu\.\s*$|"
     r"\b(?:Custom op|NPU Triton) \w{1,120} is unavailable \([^\n]{1,600}?\); falling back to the [Pp]y[Tt]orch "
     r"implementation\b|"
-    r"\bEngine core proc \w{1,80} died unexpectedly, shutting down client\.\s*$"
+    r"\bEngine core proc \w{1,80} died unexpectedly, shutting down client\.\s*$|"
+    r"\bcommon_init_from_params: KV cache shifting is not supported for this context, disabling KV cache shifting\s*$|"
+    r"\bget_kv_self: llama_context(?:_base)? does not have a KV cache\s*$|"
+    r"\bget_kv_self: llama_context::get_kv_self\(\) is not supported\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""

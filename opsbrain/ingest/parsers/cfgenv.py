@@ -29,12 +29,14 @@ _ENV = (
     r"\b(?:owner|permission) not right\b|"
     r"\[ERROR\] You are not the owner of path\b|"
     r"\bNo matching distribution found for \S|\bCould not find a version that satisfies the requirement \S|"
+    r"\bcan't be installed because it doesn't have a source distribution or wheel for the current platform\b|"
     r"\bCannot install .{1,300}? because these package versions have conflicting dependencies\b|"
     r"\bThe following packages are not available from current channels\b")
 _FILES = (r"(?<!device )\bpath\b(?![\s:=\[(\"']*/dev/)(?:[^.;]|\.(?=\S)){0,120}\b(?:does not|do not|doesn't) exist"
           r"(?!,? (?:ignoring|skipping)\b)|"
           r"\b(?:fail(?:ed)? to|cannot|can't|could not|unable to) open (?:the )?(?:(?!device )[A-Za-z]+ )?file\b"
-          r"(?![\s:=\[(\"']*/dev/)(?!.{0,200}?(?:Input/output error|Read-only file system|\berrno[=: ]\s*(?:5|30)\b))")
+          r"(?![\s:=\[(\"']*/dev/)(?!.{0,200}?(?:Input/output error|Read-only file system|\berrno[=: ]\s*(?:5|30)\b))|"
+          r"\[Errno 2[01]\] (?:Is|Not) a directory: |\b(?:IsA|NotA)DirectoryError: ")
 """A path the job was given that does not exist, a file that cannot be opened (see :data:`CFG_ENV_TEXT`). A dot
 inside a path (``./output``, ``model.om``) is no sentence end. An open that failed with EIO or EROFS (glibc
 strerror: ``Input/output error``, ``Read-only file system``; GE's E13001 appends it, ``Reason: [Errno 5]
@@ -45,7 +47,14 @@ dsmi_optical.c; EIO 5, EROFS 30 on Linux) is the storage's, not the job's files.
 program says it ignores or skips (session 39): kubelet's watch of its static-pod directory prints ``"Unable to read
 config path" err="path does not exist, ignoring" path="/etc/kubernetes/manifests"`` at level E every second or so
 when the node has no such directory, and goes on with no static pods (kubernetes/kubernetes
-pkg/kubelet/config/file_linux.go, ``doWatch``: a missing path is an empty pod list, a retryable error)."""
+pkg/kubelet/config/file_linux.go, ``doWatch``: a missing path is an empty pod list, a retryable error).
+A path of the wrong kind, as Python's OSError prints it (``IsADirectoryError: [Errno 21] Is a directory: '<path>'``,
+``NotADirectoryError: [Errno 20] Not a directory: ...``; EISDIR / ENOTDIR, ``[Errno N] strerror: 'filename'``,
+CPython Objects/exceptions.c ``OSError_str``) or as a framework's argument check raises it (MindSpore's
+``save_checkpoint``: ``IsADirectoryError: For 'save_checkpoint', the parameter `ckpt_file_name`: ... is a directory, it
+must be a file name.``, mindspore/train/serialization.py): a directory given where a file is opened, or the reverse,
+the job's arguments as a missing path is (session 55, tester55g: a weight-conversion script handed a model directory
+for its file argument, ji-huazhong/verl@6ae8a79 bugfix.md, read framework_error 0.60 from the bare exception)."""
 _SETTING = r"configuration (?:item|file)\b|config file\b|for (?:parameter|option) --[A-Za-z]"
 _SETTING_VAR = (r"(?-i:\b(?:(?:HCCL|HCCN|ASCEND|ATB|ASDOPS|LCCL|MINDIE|PYTORCH_NPU|TORCH_NPU|TASK_QUEUE|RANK_TABLE)"
                 r"_[A-Z0-9_]*[A-Z0-9]|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_BUFF?SIZE(?:_[A-Z0-9]+)*)\b)")
@@ -128,7 +137,12 @@ conda's solver failing the same way (session 51, tester51n): ``PackagesNotFoundE
 available from current channels:`` and the list of specs (conda/conda @9c644e1e conda/exceptions.py, class
 ``PackagesNotFoundError``, the message when channel URLs are known), e.g. an AI4S model's environment.yml pinning
 ``blas==1.0=mkl``, an x86 build, created on an aarch64 910B server (iocaswolfteam/LangYa_v1_0#3): the channels and
-pins, not a device. msopgen refusing an input or output path another user owns
+pins, not a device. uv's installer refusing a locked package with no file for the host (session 55, tester55h):
+``error: Distribution `triton==3.0.0 @ registry+https://pypi.org/simple` can't be installed because it doesn't have a
+source distribution or wheel for the current platform`` and its hint naming the platforms the package has wheels for
+(astral-sh/uv, the resolver's check of a distribution's compatible files; uv's docs, "Resolution" / required
+environments), e.g. an x86_64-only triton pin on an aarch64 Ascend host (itove/ascend's deployment notes): the
+requirements and the platform, not a device. msopgen refusing an input or output path another user owns
 (session 52, tester52a): ``<time> (<pid>) - [ERROR] You are not the owner of path <path>`` (mirror
 xiaobingling93-pixel/Ascend-msopgen @6d0ce115 msopgen/interface/utils.py, the path check after
 ``check_input_permission_valid``: ``check_path_owner_consistent``, the file's uid is not the running process's, then
@@ -381,3 +395,22 @@ string: npu``) knows ``npu`` only after the torch_npu plug-in registered it (tor
 privateuse1 backend to ``npu``; PyTorch loads plug-ins itself only through the ``torch.backends`` entry point): the
 plug-in is not installed or not imported in the job's environment (MinerU#2665, the maintainer: the NPU plug-in was
 not loaded). Other device strings (``auto``, ``gpu``) are a program's own typo and stay unread."""
+RE_OP_NO_BINARY = screened(r"\bOp \w+ does not has any binary\b")
+"""The operator runtime finding no precompiled kernel for an operator on this chip (``EZ9999 ... Op Cast does not has
+any binary.``, then ``launch failed for Cast, errno:561000``): in binary mode (torch_npu's
+``set_compile_mode(jit_compile=False)``, the default on Atlas A2/A3: Ascend/op-plugin docs/context
+"torch_npu.npu.set_compile_mode") an operator runs only from the binaries the installed kernels (OPP) package carries
+for the SoC. None there means the package is missing, built for another chip, or lacks the operator on it: the
+installation or the setting, not the program (LlamaFactory#3779 and #3796: installing the matching
+Ascend-cann-kernels package fixed it; guides for 310B hosts: FlashAttentionScore has no binary there, use eager
+attention; a vendor OPP rebuilt and reinstalled gave its KdaGateCumsum binaries back). ``cfg:env``; the EZ9999,
+561000 and aclnn lines around it read framework_error 0.83 (session 55, tester55a's b55a-03)."""
+RE_SET_IN_CONFIG = screened(r"\bplease (?:set|specify|configure|add) [^.;\n]{1,120}? in (?:the |your )?"
+                            r"(?:config(?:uration)?|yaml)(?: file)?\b", re.I)
+"""A program's error that names the fix as a setting of its configuration: ``RuntimeError: Please set micro_batch_size
+or set use_flash_attn=True in config.`` (MindSpeed mindspeed/core/transformer/flash_attention/generate_mask/
+generate_mask.py ``generate_attention_mask``, raised when neither is given); other programs word their missing
+settings alike (``Please set plan-usage.models.billable in config.``). The job's settings, not the program's code:
+``cfg:env``. Session 55, tester55g: a verl + MindSpeed run whose fix was the override
+``use_flash_attn=True`` in its launch script (ji-huazhong/verl@6ae8a79 bugfix.md) read framework_error 0.50 from the
+bare RuntimeError. Read on a failing line only, as the other texts are."""

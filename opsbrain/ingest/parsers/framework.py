@@ -23,8 +23,10 @@ from opsbrain.ingest.parsers.cfgenv import (  # noqa: F401 (CFG_SETTING, RE_LEVE
     RE_ENV_FALLBACK,
     RE_JOB_FILES,
     RE_LEVEL_TAG,
+    RE_OP_NO_BINARY,
     RE_PARALLEL_LAYOUT,
     RE_ROPE_SCHEMA_OLD,
+    RE_SET_IN_CONFIG,
     RE_SETTING_WRONG,
     RE_SLEEP_ALLOCATOR,
     RE_SYSTEM_ENOENT,
@@ -133,16 +135,6 @@ RE_OP_INFO = screened(r"Get op info json suffix path failed|Load op info (?:form
 soc_version: ..." for a SoC the build has no op info for, or the op info path missing or unreadable; then
 ``GenerateOpInfos``' "Load op info json failed" and the RuntimeError "Load op info form json config failed"): the
 installation or the chip it runs on (MindOCR FAQ: exporting on a 310 inference host; run it on the training host)."""
-RE_OP_NO_BINARY = screened(r"\bOp \w+ does not has any binary\b")
-"""The operator runtime finding no precompiled kernel for an operator on this chip (``EZ9999 ... Op Cast does not has
-any binary.``, then ``launch failed for Cast, errno:561000``): in binary mode (torch_npu's
-``set_compile_mode(jit_compile=False)``, the default on Atlas A2/A3: Ascend/op-plugin docs/context
-"torch_npu.npu.set_compile_mode") an operator runs only from the binaries the installed kernels (OPP) package carries
-for the SoC. None there means the package is missing, built for another chip, or lacks the operator on it: the
-installation or the setting, not the program (LlamaFactory#3779 and #3796: installing the matching
-Ascend-cann-kernels package fixed it; guides for 310B hosts: FlashAttentionScore has no binary there, use eager
-attention; a vendor OPP rebuilt and reinstalled gave its KdaGateCumsum binaries back). ``cfg:env``; the EZ9999,
-561000 and aclnn lines around it read framework_error 0.83 (session 55, tester55a's b55a-03)."""
 RE_COMPILER_HEADER = screened(r"fatal error: '[\w./+-]+' file not found")
 """clang's missing-header error (``fatal error: 'cstdint' file not found``; gcc's form, ``fatal error: cstdint: No
 such file or directory``, is read by the "No such file or directory" text): the compiler's include path or the
@@ -370,6 +362,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_ATB_MODEL_TYPE, "cfg:version"),  # before op:unsupported: atb_llm lacks the model, no operator
     (RE_OPTION_VALUE, "cfg:env"),
     (RE_UNKNOWN_ARGS, "cfg:env"),
+    (RE_SET_IN_CONFIG, "cfg:env"),  # an error naming its fix as a setting of the configuration
     (RE_ATC_OUT_NODES, "cfg:env"),
     (screened(r"invalid device|device id.*(?:invalid|out of range|exceed)|(?:invalid|wrong) (?:rank|device)|"
                 r"visible devices|set_device.*fail|SetDevice.*fail|because the device is (?:already )?(?:used|"
