@@ -67,3 +67,36 @@ def test_llama_cpps_kv_shift_notice_gives_nothing() -> None:
 
 def test_uvs_missing_wheel_is_the_installation() -> None:
     assert "cfg:env" in kinds(UV)
+
+
+# Weigaa/qwen30b_tpu_verl@7cc4a888 pure-highkv-mode3-1.txt (b55d-01): a run that finished, then TBE's teardown
+FINISHED = ["(TaskRunner pid=1096669) Epoch 0 completed in 526.64 seconds.",
+            "[main] After run_ppo, program should exit soon"]
+TBE_GONE = ["(WorkerDict pid=1099129) [ERROR] TBE Subprocess[task_distribute] raise error[], main process "
+            "disappeared!"] * 3
+DAEMON = [
+    "(WorkerDict pid=1099129) Process ForkServerProcess-10:",
+    "(WorkerDict pid=1099129) Traceback (most recent call last):",
+    '(WorkerDict pid=1099129)   File "/usr/local/python3.11.13/lib/python3.11/multiprocessing/process.py", line 314, '
+    "in _bootstrap",
+    "(WorkerDict pid=1099129)     self.run()",
+    '(WorkerDict pid=1099129)   File "/usr/local/Ascend/ascend-toolkit/latest/python/site-packages/tbe/common/'
+    'repository_manager/utils/common.py", line 110, in daemon_process',
+    "(WorkerDict pid=1099129)     os.kill(mgr_pid, signal.SIGKILL)",
+    "(WorkerDict pid=1099129) ProcessLookupError: [Errno 3] No such process",
+]
+
+
+def test_the_tbe_daemons_teardown_after_its_main_process_is_gone_is_no_failure(engine: Any) -> None:
+    assert _diagnose(engine, FINISHED + TBE_GONE + DAEMON)["fault_class"] == "unknown"
+
+
+def test_the_same_traceback_without_the_main_process_gone_is_read(engine: Any) -> None:
+    d = _diagnose(engine, FINISHED + DAEMON)
+    assert any(e["kind"] == "py:ProcessLookupError" for e in d["evidence_lines"])
+
+
+def test_another_exception_after_the_tbe_lines_is_read(engine: Any) -> None:
+    other = [line.replace("ProcessLookupError: [Errno 3] No such process",
+                          "RuntimeError: ACL stream synchronize failed, error code:507035") for line in DAEMON]
+    assert _diagnose(engine, FINISHED + TBE_GONE + other)["fault_class"] != "unknown"

@@ -42,7 +42,7 @@ from opsbrain.ingest.parsers.sigkill import OTHER_FAILURES_CUE, SELF_KILL_CUE, T
 from opsbrain.ingest.readouts import quiet_field, readout_line
 from opsbrain.ingest.recovered import RecoveredScan, recovery_cue
 from opsbrain.ingest.runnotices import EXIT_NOTICES
-from opsbrain.ingest.stopped import StopScan
+from opsbrain.ingest.stopped import STOP_CUES, StopScan
 from opsbrain.ingest.surface import PROC_PREFIX
 from opsbrain.ingest.testruns import AtkSummaryScan, outcome_words
 from opsbrain.ingest.where import host_in
@@ -269,7 +269,7 @@ class TextView:
                 back := self._killed.setdefault(file, KilledTracebackScan()).step(line_no, line)):
             self._retract({(file, n) for n in back})  # a traceback that carried a kill's report (KilledTracebackScan)
             leave = leave or line_no in back  # the shell's Killed of a kill the program announced
-        if "[shutdown]" in line or "death signal" in line or file in self._stopped:
+        if file in self._stopped or any(c in line for c in STOP_CUES):
             stop = self._stopped.setdefault(file, StopScan())
             held = self._held.setdefault(file, {})
             if stop.step(line_no, line):  # a stop's leftover once the log showed the stop (ingest.stopped)

@@ -17,7 +17,17 @@ program's own line for the signal (:data:`STOP_SHOWN`):
   server/api.py, ``except SignalException as e: logger.warning("Received %s death signal, shutting down workers",
   e.sigval)``; MCG-NJU/RTD-Action#31). Only SIGINT: a SIGTERM (15) reaching torchrun is also what a platform sends a
   job it ends for host memory (NeMo's "HOST OOM issues": ``Received 15 death signal`` "without any other error above
-  it"), and SIGHUP (1) a lost terminal; neither is read as a stop asked for.
+  it"), and SIGHUP (1) a lost terminal; neither is read as a stop asked for;
+- CANN's TBE compile workers once the process that started them is gone: ``[ERROR] TBE Subprocess[task_distribute]
+  raise error[], main process disappeared!`` (``runnotices.EXIT_NOTICES``: vllm-project/vllm-ascend#1706, #787, at a
+  run's end). Not a stop asked for, but the same teardown: whatever ended the main process was printed above it and
+  keeps its reading; after it, TBE's repository-manager daemon (``tbe/common/repository_manager/utils/common.py``
+  ``daemon_process``: once its parent no longer exists it warns "The main process does not exist. We would kill
+  multiprocess manager process" and sends the manager SIGKILL) fails with ``ProcessLookupError: [Errno 3] No such
+  process`` where the manager is gone already, and multiprocessing prints that child's traceback under ``Process
+  ForkServerProcess-10:`` (CPython Lib/multiprocessing/process.py ``BaseProcess._bootstrap``: ``Process %s:`` then
+  the traceback). Session 55, tester55d: a verl run on Ascend that finished (``Epoch 0 completed``, exit code 0 in its
+  notes) read framework_error 0.50 from that traceback (Weigaa/qwen30b_tpu_verl, blind b55d-01).
 
 After such a line, in the same file, the stop's own leftovers are left out (:class:`StopScan`):
 
@@ -28,6 +38,8 @@ After such a line, in the same file, the stop's own leftovers are left out (:cla
   requests in flight when the API server is shutdown via a SIGINT, there can be exception stacktraces in the log
   because there's an attempt to send an abort to the engine for the cancelled request using a socket that's already
   closed" (``exception=ZMQError('Socket operation on non-socket')``);
+- a child process's uncaught exception, ``Process <name>:`` and its traceback, where the exception is the
+  teardown's (``ProcessLookupError``: the TBE daemon above);
 - vLLM's ``AsyncLLM output_handler failed.`` with its ``EngineDeadError`` traceback: vllm-project/vllm#48745
   ("Spurious EngineDeadError traceback logged during graceful shutdown"; #49000: on an intentional SIGTERM/SIGINT the
   output queue's own cancellation pushes an EngineDeadError "poison pill" that the handler logs "even though the
@@ -53,13 +65,17 @@ from opsbrain.lazyre import lazy_compile
 
 STOP_SHOWN = lazy_compile(r"\[shutdown\] (?:EngineCore: trigger received signal=SIG(?:INT|TERM)\b|"
                           r"API server: shutdown triggered\b)|"
-                          r"\bReceived (?:2|Signals\.SIGINT) death signal, shutting down workers\b")
-"""A program's own line for the stop signal it received (the sources above)."""
+                          r"\bReceived (?:2|Signals\.SIGINT) death signal, shutting down workers\b|"
+                          r"\bTBE Subprocess\[task_distribute\] raise error\[\], main process disappeared!")
+"""A program's own line for the stop signal it received, or TBE's for a main process gone (the sources above)."""
+STOP_CUES = ("[shutdown]", "death signal", "main process disappeared")
+"""Substrings one of which a line of :data:`STOP_SHOWN` holds (a search in C before the regex)."""
 SHUTDOWN_STEP = lazy_compile(r"\[shutdown\] (?:EngineCore|API server|AsyncLLM|MPClient|Process manager|WorkerProc|"
                              r"Worker|Executor|Engine|Client)\b")
 """vLLM's own line of a step of the stop (``[shutdown] <component>: ...``, vllm#43707)."""
-LEFTOVER_HEAD = lazy_compile(r"\bTask exception was never retrieved\s*$|\bAsyncLLM output_handler failed\.?\s*$")
-"""The head of a block the teardown prints (vllm#16807, vllm#48745)."""
+LEFTOVER_HEAD = lazy_compile(r"\bTask exception was never retrieved\s*$|\bAsyncLLM output_handler failed\.?\s*$|"
+                             r"^Process [\w.-]{1,80}:\s*$")
+"""The head of a block the teardown prints (vllm#16807, vllm#48745; multiprocessing's ``Process <name>:``)."""
 VLLM_PREFIX = lazy_compile(r"^(?:\(\w[\w ]*pid=\d+\)\s+)?(?:(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\s+\d\d-\d\d "
                            r"\d\d:\d\d:\d\d(?:\.\d+)?\s+\[[^\]]{1,80}\]\s?)?")
 """vLLM's prefix on each line of a logged traceback (``(APIServer pid=1) ERROR 07-15 10:00:00 [async_llm.py:480]``)."""
@@ -70,11 +86,12 @@ EXCEPTION_LINE = lazy_compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exi
 """A traceback's exception line (``zmq.error.ZMQError: Socket operation on non-socket``): it ends the block unless a
 chained exception follows (:data:`CHAINED`)."""
 TEARDOWN_EXCEPTION = lazy_compile(r"^(?:[\w.]*\.)?(?:CancelledError|ZMQError|EngineDeadError|KeyboardInterrupt|"
-                                  r"SystemExit)\b")
+                                  r"SystemExit|ProcessLookupError)\b")
 """The exceptions a stop's teardown raises: asyncio's ``CancelledError`` of the cancelled request and pyzmq's
 ``ZMQError`` of the abort sent on the closed socket (vllm#16807's chained tracebacks), vLLM's ``EngineDeadError`` poison
 pill (vllm#48745), and CPython's own for a stop: ``KeyboardInterrupt`` (the default SIGINT handler raises it, Python's
-signal module documentation) and ``SystemExit`` (``sys.exit`` from a handler)."""
+signal module documentation) and ``SystemExit`` (``sys.exit`` from a handler); ``ProcessLookupError`` of a kill sent to
+a process already gone (the TBE daemon's, module docstring)."""
 BLOCK_LINE = lazy_compile(r"^(?:\s|$)|^Traceback \(most recent call last\):|^future: <Task |" + CHAINED.pattern + "|"
                           + EXCEPTION_LINE.pattern)
 """A line of such a block after its head: the future's line, a traceback's lines, its exception line."""
@@ -114,7 +131,7 @@ class StopScan:
         if self.stopped and any(c in text for c in START_CUES) and STARTED.search(text):
             self.stopped, self._block, self._ended = False, 0, False  # the program started again: the stop is over
         if not self.stopped:
-            if "death signal" not in text and "[shutdown]" not in text or not STOP_SHOWN.search(text):
+            if not any(c in text for c in STOP_CUES) or not STOP_SHOWN.search(text):
                 return False
             self.stopped = True
         self.released = []
@@ -130,7 +147,7 @@ class StopScan:
             self.lines.add(n)
             return True
         self._block, self._ended, self._current = 0, False, []
-        head = LEFTOVER_HEAD.search(text) is not None
+        head = LEFTOVER_HEAD.search(body) is not None
         if head or "[shutdown]" in text and SHUTDOWN_STEP.search(text):
             self._block = BLOCK_MOST if head else 0
             self._current = [n] if head else []
@@ -158,5 +175,5 @@ class StopScan:
 
 def may_stop(data: bytes | bytearray) -> bool:
     """Whether a file's bytes may show a stop (:data:`STOP_SHOWN`): a search in C, the bundle walk's cue."""
-    return b"[shutdown]" in data or b"death signal" in data
+    return any(c.encode() in data for c in STOP_CUES)
 
