@@ -53,8 +53,7 @@ llama_context_base does not have a KV cache`` / ``llama_context::get_kv_self() i
 releases that print them (public llama.cpp runs show the ``W`` level; a paste often drops it). Session 55,
 tester55h: llama-server with GGML_CANN on 8 x 910B4 serving gpt-oss-20b, which went on to listen and answer, read
 framework_error 0.64 from it as ``op:unsupported`` (wang-junjian.github.io, "华为 Atlas 800I A2 大模型部署实战
-（十一）").
-A generation that then runs out of context fails in its own words.
+（十一）"). A generation that then runs out of context fails in its own words.
 """
 
 from __future__ import annotations
