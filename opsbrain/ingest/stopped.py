@@ -61,13 +61,15 @@ already left out of it as well (:attr:`StopScan.released`)."""
 
 from __future__ import annotations
 
+from opsbrain.ingest.runnotices import EXIT_NOTICES
 from opsbrain.lazyre import lazy_compile
 
 STOP_SHOWN = lazy_compile(r"\[shutdown\] (?:EngineCore: trigger received signal=SIG(?:INT|TERM)\b|"
                           r"API server: shutdown triggered\b)|"
                           r"\bReceived (?:2|Signals\.SIGINT) death signal, shutting down workers\b|"
-                          r"\bTBE Subprocess\[task_distribute\] raise error\[\], main process disappeared!")
-"""A program's own line for the stop signal it received, or TBE's for a main process gone (the sources above)."""
+                          + EXIT_NOTICES.pattern)
+"""A program's own line for the stop signal it received, or TBE's for a main process gone (the sources above; that
+line is :data:`~opsbrain.ingest.runnotices.EXIT_NOTICES`' one pattern, not a copy)."""
 STOP_CUES = ("[shutdown]", "death signal", "main process disappeared")
 """Substrings one of which a line of :data:`STOP_SHOWN` holds (a search in C before the regex)."""
 SHUTDOWN_STEP = lazy_compile(r"\[shutdown\] (?:EngineCore|API server|AsyncLLM|MPClient|Process manager|WorkerProc|"
