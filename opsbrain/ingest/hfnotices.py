@@ -74,6 +74,13 @@ serially (session 52, tester52g). Every DataLoader or dataset ``map`` worker for
 it; the last bullet read ``cfg:env`` (a variable the job lacks), config_error 0.71 on a lerobot fine-tune start
 (huggingface/lerobot#1444) and an inference run that ended ``Done.`` (nv-tlabs/lyra#55). The bullets are matched as
 whole lines, with this variable and these words only.
+huggingface_hub's download retry (session 56, tester56b): when reading a file's body fails, ``http_get`` logs
+``Error while downloading from <url>: <error>`` and, on the next line of the same warning, ``Trying to resume
+download...``, waits a second and goes on from the bytes it has (huggingface/huggingface_hub src/huggingface_hub/
+file_download.py, ``logger.warning("Error while downloading from %s: %s\nTrying to resume download...", ...)``);
+out of retries it logs ``Max retries exceeded.`` there instead and raises, and the raised exception keeps its reading. A
+MindNLP fine-tune on Ascend whose dataset download timed out once and then finished (mindspore-lab/mindnlp, b56b-03)
+read framework_error 0.60 through the text fallback. Both lines, the first after a progress bar on the same line too.
 """
 
 from __future__ import annotations
@@ -105,7 +112,9 @@ LIBRARY_NOTICES = (
     r"Disabling parallelism to avoid deadlocks\.\.\.\s*$|"
     r"^\s*To disable this warning, you can either:\s*$|"
     r"(?:^|\s)-\s+Avoid using `tokenizers` before the fork if possible\s*$|"
-    r"(?:^|\s)-\s+Explicitly set the environment variable TOKENIZERS_PARALLELISM=\(true \| false\)\s*$"
+    r"(?:^|\s)-\s+Explicitly set the environment variable TOKENIZERS_PARALLELISM=\(true \| false\)\s*$|"
+    r"\bError while downloading from https?://\S{1,2000}: [^\n]{0,2000}$|"
+    r"^\s*Trying to resume download\.\.\.\s*$"
 )
 """The notices above as one alternation (plain ``re`` syntax), joined into :data:`opsbrain.ingest.benign.BENIGN`."""
 

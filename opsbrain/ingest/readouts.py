@@ -279,6 +279,25 @@ def quiet_step_metrics(text: str) -> bool:
     return all(STEP_VALUE.match(part.rpartition(":")[2]) is not None for part in text.strip().split(" - ")[1:])
 
 
+RE_COUNTS = lazy_compile(r"^\s*[A-Za-z]\w{0,30}=\d{1,12}(?:,?\s+[A-Za-z]\w{0,30}=\d{1,12}){1,11}\s*$")
+"""A line of counts only, ``NAME=<integer>`` fields joined by blanks (or a comma and blanks)."""
+COUNTED_FAILURE = ALONE_COUNT | {"fail", "fails", "error", "failure"}
+"""The names of a count of failed items in such a line (``FAIL=0``): in a line of counts alone, even the singular
+names a count, not a level or an exception."""
+
+
+def quiet_counts(text: str) -> bool:
+    """Whether a line is a test runner's or build script's counts alone (:data:`RE_COUNTS`) whose every count of
+    failed items (:data:`COUNTED_FAILURE`) is zero: ``OK=212  FAIL=0  SKIP=30``, the summary PTOAS's sample build and
+    test stage prints before ``===== END STAGE sample-build-and-test rc=0`` (hw-native-sys/PTOAS#539's board log,
+    session 56, tester56f's b56f-07, read framework_error 0.60 through the text fallback from ``FAIL``). A count above
+    zero keeps the line failing."""
+    if RE_COUNTS.match(text) is None:
+        return False
+    fields = [f.partition("=") for f in re.split(r",?\s+", text.strip())]
+    return all(value.strip("0") == "" for name, _, value in fields if name.lower() in COUNTED_FAILURE)
+
+
 RE_TABLE_ROW = lazy_compile(r"^\s*\|(?P<cells>(?:[^|\n]*\|){2,})\s*$")
 """A Markdown table's row of two cells or more, bordered at both ends (``| max_abs_error | 0.044161 |``)."""
 PERCENT = lazy_compile(r"^(?P<number>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*%$")
@@ -366,7 +385,8 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
     reference specification (DMTF DSP0134) defines the fields."""
     if quiet_progress(text, error_word) or quiet_metric_list(text, error_word) or quiet_block_key(text, error_word) \
-            or quiet_table_metric(text) or quiet_launch_config(text, error_word) or quiet_step_metrics(text):
+            or quiet_table_metric(text) or quiet_launch_config(text, error_word) or quiet_step_metrics(text) \
+            or quiet_counts(text):
         return True
     m = RE_NAMED_FIELD.match(text)
     if m is None:

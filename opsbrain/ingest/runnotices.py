@@ -122,6 +122,15 @@ printed under every failure of a Hydra program, whatever its cause (verl's train
 variable the job lacks: read as ``cfg:env``, it outweighed a RuntimeError and a 507035 vector-core error of two verl +
 MindSpeed failures fixed in code (ji-huazhong/verl@6ae8a79 bugfix.md, blind b55g-04 and b55g-05). The exception above
 it keeps its reading. Only as the whole line.
+torch_npu's warning when a component's version string it reads cannot be parsed (``[W105 17:14:39 ...
+compiler_depend.ts:117] Warning: Driver Version: 9 is invalid or not supported yet. (function operator())``): torch_npu
+reads the versions from the installation's info files (the driver's from /etc/ascend_install.info and
+driver/version.info; Ascend/pytorch docs, ``torch_npu.npu.utils.get_cann_version``, whose module list is the words
+matched) to gate version-dependent features, and warns once where a string is not of a known form (in a container the
+driver's file is often absent or short). A warning, not a stop: a verl GRPO run on Ascend that printed it at start
+trained its 58 steps to the end (session 56, tester56h's b56h-05, Watsontao/mindrlhf, read config_error 0.71 as
+``cfg:version``), and a verl-on-NPU note lists it among its non-fatal warnings. A chip torch_npu cannot run fails in its
+own words (``Unsupported soc version``), which keep their reading. The whole warning only.
 """
 
 from __future__ import annotations
@@ -159,7 +168,9 @@ RUN_NOTICES = (
     r"\betcd get XLLM:SERVICE:MASTER failed: etcd-cpp-apiv3: key not found\s*$|"
     r"^\s*(?:Enable tracemalloc to get traceback where the object was allocated\.|"
     r"(?:Resource|Runtime)Warning: Enable tracemalloc to get the object allocation traceback)\s*$|"
-    r"^\s*Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace\.\s*$"
+    r"^\s*Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace\.\s*$|"
+    r"\bWarning: (?:Driver|CANN|RUNTIME|COMPILER|HCCL|TOOLKIT|OPP|OPP_KERNEL) Version: \S{0,80} is invalid or not "
+    r"supported yet\.(?: \(function \w+\(\)\))?\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
 

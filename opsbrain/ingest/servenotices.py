@@ -54,6 +54,14 @@ releases that print them (public llama.cpp runs show the ``W`` level; a paste of
 tester55h: llama-server with GGML_CANN on 8 x 910B4 serving gpt-oss-20b, which went on to listen and answer, read
 framework_error 0.64 from it as ``op:unsupported`` (wang-junjian.github.io, "华为 Atlas 800I A2 大模型部署实战
 （十一）"). A generation that then runs out of context fails in its own words.
+Hugging Face's text-embeddings-inference and text-generation-inference Python back-ends import their flash-attention
+models in a ``try`` and, on ``ImportError``, log ``Could not import Flash Attention enabled models: <error>`` at
+WARNING, set ``FLASH_ATTENTION = False`` and serve the other models (huggingface/text-embeddings-inference
+backends/python/server/text_embeddings_server/models/__init__.py; text-generation-inference
+server/text_generation_server/models/__init__.py; lorax alike). On Ascend the CUDA extension (``dropout_layer_norm``)
+is never there, so every start prints it: a TEI rerank container on NPU that went on to ``Ready`` and answered
+read config_error 0.71 as ``cfg:env`` (stephenfuyuxin/npuAdapter @5aee89ba bge-reranker-large-NPUMig/README.md; blind55's
+b55j-07, session 56). Only that warning's line; a model that then needs the import fails in its own words.
 """
 
 from __future__ import annotations
@@ -70,6 +78,7 @@ SERVE_NOTICES = (
     r"\bEngine core proc \w{1,80} died unexpectedly, shutting down client\.\s*$|"
     r"\bcommon_init_from_params: KV cache shifting is not supported for this context, disabling KV cache shifting\s*$|"
     r"\bget_kv_self: llama_context(?:_base)? does not have a KV cache\s*$|"
-    r"\bget_kv_self: llama_context::get_kv_self\(\) is not supported\s*$"
+    r"\bget_kv_self: llama_context::get_kv_self\(\) is not supported\s*$|"
+    r"\bCould not import Flash Attention enabled models(?:: [^\n]{0,600}|\s*)$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from opsbrain.ingest.parsers.cfgenv import RE_OP_NO_BINARY
+from opsbrain.ingest.parsers.cfgenv import RE_OP_NO_BINARY, RE_TBE_DIR_INVALID
 from opsbrain.ingest.parsers.ctx import CODE_START, RE_PLOG_HEAD, LineCtx
 from opsbrain.ingest.parsers.framework import CFG_ENV, RE_VERSION_STATED
 from opsbrain.ingest.parsers.ts_errors import ts_timeout
@@ -321,8 +321,8 @@ def parse(ctx: LineCtx) -> bool:
             break
     if found and CFG_ENV.search(text):
         ctx.add("cfg:env", comp, 2, device=dev)  # a CANN error that names its environment cause ("init env failed")
-    if found and RE_OP_NO_BINARY.found(said):
-        ctx.add("cfg:env", comp, 2, device=dev)  # no kernel binary for the op on this chip (cfgenv.RE_OP_NO_BINARY)
+    if found and (RE_OP_NO_BINARY.found(said) or RE_TBE_DIR_INVALID.found(said)):
+        ctx.add("cfg:env", comp, 2, device=dev)  # no kernel binary for the op here; TBE's compile dir unusable (cfgenv)
     if found and RE_VERSION_STATED.found(said):
         ctx.add("cfg:version", comp, 2, device=dev)  # one that states a version mismatch (framework.RE_VERSION_STATED)
     if found and RE_ACLNN_CALL.search(text):

@@ -374,7 +374,9 @@ environment's: vllm-ascend#2748 (E40023, the path set for ge.debugDir is invalid
 (EC0010, TBE's Python under NumPy 2.0), Ascend/pytorch#29 (``No module named 'tbe.common'``), an ATC run's E40001
 (``LD_LIBRARY_PATH`` invalid when loading the Python library). Session 50, tester50b."""
 RE_SLEEP_ALLOCATOR = screened(r"\bassert camem_available\b|\bAssertionError: camem allocator is not available\b|"
-                              r"\bExpandable segments are not compatible with memory pool\b")
+                              r"\bExpandable segments are not compatible with memory pool\b|"
+                              r"\bcannot be enabled with `expandable_segments`, please set `expandable_segments` to "
+                              r"`False`")
 """The sleep-mode allocator refusing to start (``cfg:env``): the RL trainers' rollout engines (verl, OpenRLHF, trl,
 ms-swift) offload vLLM between steps with ``enable_sleep_mode=True``, which on Ascend needs vllm-ascend's CANN-mem
 pluggable allocator from its compiled extension. ``vllm_ascend/device_allocator/camem.py`` (@0bdaad4b) sets
@@ -388,7 +390,11 @@ expandable segments: a setting to turn off (ms-swift#6636: ``export PYTORCH_NPU_
 False"``; vllm-ascend PR#9242 / vLLM PR#40812: the assertion forced users to choose one of the two). Both read
 framework_error 0.60 from the bare ``AssertionError`` before, which on such a line is the allocator's way of refusing
 and is not read (as atb_llm's ``NotImplementedError`` is not). The assertion as raised or as the failing frame echoes
-it; review text naming the allocator is not read. Session 51, tester51o."""
+it; review text naming the allocator is not read. Session 51, tester51o. torch_npu's own check of the allocator
+setting (``PYTORCH_NPU_ALLOC_CONF``) refuses the same pair the other way: ``RuntimeError: `max_split_size_mb` or
+`garbage_collection_threshold`, cannot be enabled with `expandable_segments`, please set `expandable_segments` to
+`False`.`` (Ascend/pytorch NPUCachingAllocator's ``CachingAllocatorConfig``), a setting the message names; session 56,
+tester56h's b56h-08 (a MindSpeed run whose launch exported both, Kimsale/qwen3.5_35B_mindspeed) abstained at 0.14."""
 RE_TORCH_NO_NPU = screened(r"device type at start of device string: npu\b")
 """PyTorch's device-string parser (c10/core/Device.cpp: ``Expected one of cpu, cuda, ... device type at start of device
 string: npu``) knows ``npu`` only after the torch_npu plug-in registered it (torch_npu's ``__init__`` renames the
@@ -405,6 +411,14 @@ installation or the setting, not the program (LlamaFactory#3779 and #3796: insta
 Ascend-cann-kernels package fixed it; guides for 310B hosts: FlashAttentionScore has no binary there, use eager
 attention; a vendor OPP rebuilt and reinstalled gave its KdaGateCumsum binaries back). ``cfg:env``; the EZ9999,
 561000 and aclnn lines around it read framework_error 0.83 (session 55, tester55a's b55a-03)."""
+RE_TBE_DIR_INVALID = screened(r"\[errCode:EB0500\]\s*message:\s*dir path is invalid\b")
+"""TBE's operator compiler when the directory it compiles in cannot be used: ``TBEPythonError: [EB9999]
+[errClass:NA][errCode:EB0500]message:dir path is invalid[errSolution:N/A]``, under ``E40021 Failed to compile Op``,
+and then ``compile cce error ... errpath: <a temporary directory>``. A GPT-SoVITS port to 910B documents it with its
+fix, ``TMPDIR`` exported as an absolute path that exists (stephenfuyuxin/npuAdapter @111847aa
+GPT-SoVITSNPUMig/README.md, "需要重定向 tmpdir"): the host's environment, not the operator (``cfg:env``). Read on the
+CANN line that carries the codes (:mod:`opsbrain.ingest.parsers.cann`); blind55's b55j-01 read framework_error 0.86
+from the compile failure around it (session 56)."""
 RE_SET_IN_CONFIG = screened(r"\bplease (?:set|specify|configure|add) [^.;\n]{1,120}? in (?:the |your )?"
                             r"(?:config(?:uration)?|yaml)(?: file)?\b", re.I)
 """A program's error that names the fix as a setting of its configuration: ``RuntimeError: Please set micro_batch_size

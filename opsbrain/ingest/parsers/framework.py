@@ -397,8 +397,10 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_BISHENG_COMPILE, "op:compile"),
     (RE_LLVM_BACKEND_FATAL, "op:compile"),
     (RE_MSSANITIZER_REPORT, "rt:aicore_sw"),  # a checker's report on the kernel's own access (mssanitizer)
-    # the aclnn engine's own launch / run failure lines name the operator (hicann/opbase src/nnopbase, session 38)
-    (screened(r"aclnn.*(?:fail|error)|(?:fail|error).*aclnn|\blaunch failed for \w+, errno:|"
+    # the aclnn engine's own launch / run failure lines name the operator (hicann/opbase src/nnopbase, session 38); not
+    # torch_npu's relay "... current working operator name is aclnnX." after any other error (session 56)
+    (screened(r"(?<!operator name is )aclnn.*(?:fail|error)|(?:fail|error).*(?<!operator name is )aclnn|"
+              r"\blaunch failed for \w+, errno:|"
               r"\bKernel Run failed\. opType:", re.I), "op:aclnn"),
     (screened(r"\[ASSERT\].*Assertion|Assertion `.*' failed|Assertion `", re.I), "op:assert"),
     # the trainers' periodic lines too: the Hugging Face Trainer's metrics dict ``'grad_norm': nan`` and Megatron's
