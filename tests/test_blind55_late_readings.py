@@ -42,7 +42,8 @@ def test_tbes_invalid_compile_dir_is_the_hosts_environment() -> None:
 
 def test_teis_optional_flash_attention_import_is_a_notice(engine: Any) -> None:
     assert BENIGN.search(TEI_WARN) and kinds(TEI_WARN) == []
-    assert BENIGN.search("WARN shard-manager: text_generation_launcher: Could not import Flash Attention enabled models")
+    assert BENIGN.search("WARN shard-manager: text_generation_launcher: Could not import Flash Attention enabled "
+                         "models")
     assert not BENIGN.search("ImportError: Could not import Flash Attention enabled models; Traceback follows")
     assert _diagnose(engine, [TEI_WARN, TEI_READY])["fault_class"] in ("unknown", None)
     assert "cfg:env" in kinds("ModuleNotFoundError: No module named 'dropout_layer_norm'")  # raised: still read

@@ -30,8 +30,8 @@ RELAY = ("[rank2]: RuntimeError: The Inner error is reported as above. The proce
 OOM = ("[rank2]:[E615 22:50:43.789041094 compiler_depend.ts:444] NPU out of memory. NPUWorkspaceAllocator tried to "
        "allocate 1.89 GiB(NPU 2; 60.96 GiB total capacity; 1.79 GiB free). If you want to reduce memory usage, take a "
        "try to set the environment variable TASK_QUEUE_ENABLE=1.")
-DRIVER_WARN = ("\x1b[36m(WorkerDict pid=40432)\x1b[0m [rank0]:[W105 17:14:39.522764354 compiler_depend.ts:117] Warning: "
-               "Driver Version: 9 is invalid or not supported yet. (function operator())")
+DRIVER_WARN = ("\x1b[36m(WorkerDict pid=40432)\x1b[0m [rank0]:[W105 17:14:39.522764354 compiler_depend.ts:117] "
+               "Warning: Driver Version: 9 is invalid or not supported yet. (function operator())")
 ALLOC = ("RuntimeError: `max_split_size_mb` or `garbage_collection_threshold`, cannot be enabled with "
          "`expandable_segments`, please set `expandable_segments` to `False`.")
 HF_RETRY = ("test-00002-of-00006.parquet:   0%|          | 0.00/429M [00:00<?, ?B/s]Error while downloading from "
@@ -66,7 +66,8 @@ def test_torch_npus_allocator_setting_conflict_is_the_jobs_setting() -> None:
 def test_huggingface_hubs_download_retry_is_a_notice() -> None:
     assert BENIGN.search(HF_RETRY) and BENIGN.search("Trying to resume download...")
     assert not BENIGN.search("Max retries exceeded.")
-    assert not BENIGN.search("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='x', port=443): Read timed out.")
+    assert not BENIGN.search("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='x', port=443): Read timed "
+                             "out.")
 
 
 def test_a_line_of_counts_without_failures_is_no_failing_line() -> None:
@@ -74,5 +75,29 @@ def test_a_line_of_counts_without_failures_is_no_failing_line() -> None:
         assert quiet_counts(line) and quiet_field(line, has_error_word), line
     for line in ("OK=212  FAIL=3  SKIP=30", "FAIL=0", "OK=1 FAIL=0 reason=timeout"):
         assert not quiet_counts(line), line
-    assert view_of(["OK=212  FAIL=0  SKIP=30", "===== END STAGE sample-build-and-test rc=0 ====="]).failing_lines() == set()
+    end = "===== END STAGE sample-build-and-test rc=0 ====="
+    assert view_of(["OK=212  FAIL=0  SKIP=30", end]).failing_lines() == set()
     assert view_of(["OK=212  FAIL=2  SKIP=30"]).failing_lines()
+
+
+def test_a_two_cell_table_row_is_read_as_its_field() -> None:
+    """A run report's state table (Kimsale/qwen3.5_35B_mindspeed reports/perf_runs, b56h-06)."""
+    assert quiet_field("| error category | `none` |", has_error_word)
+    assert quiet_field("| relative_error | 1.3408% |", has_error_word)  # the table metric's reading kept
+    for row in ("| error category | OOM on NPU 2 |", "| errors | 3 |", "| error | RuntimeError: x |"):
+        assert not quiet_field(row, has_error_word), row
+    assert view_of(["| error category | `none` |"]).failing_lines() == set()
+
+
+VMM_HEAD = "[WARNING] DEVICE(3513,ffffa2651020,python):2025-06-03-16:41:44.906.{} [mindspore/ccsrc/plugin/device/"
+VMM_OPEN = (VMM_HEAD.format("806") + "ascend/hal/device/ascend_vmm_adapter.h:147] CheckVmmDriverVersion] Open file "
+            "/etc/ascend_install.info failed.")
+VMM_OLD = (VMM_HEAD.format("895") + "ascend/hal/device/ascend_vmm_adapter.h:186] CheckVmmDriverVersion] Driver version "
+           "is less than 24.0.0, vmm is disabled by default, drvier_version: 23.0.6")
+
+
+def test_mindspores_vmm_driver_check_is_a_notice() -> None:
+    """b56j-01 (mindspore-courses/step_into_llm, a fine-tune that finished): MindSpore's VMM allocator check."""
+    for line in (VMM_OPEN, VMM_OLD):
+        assert BENIGN.search(line) and kinds(line) == [], line
+    assert not BENIGN.search("CheckVmmDriverVersion] Open file /etc/ascend_install.info failed. RuntimeError: x")

@@ -44,7 +44,8 @@ MODEL_FLIPS = {"m025-oam-tools-asys-faq-rerun-segfault-leftover-process",
                "n002-runtime-faq-setdevice-107001-driver-not-loaded",
                "t010-pytorch-porting-guide-memcopysync-drvmemcpy-stack-dtype-mismatch",
                "b012-hiascend-aicore-timeout-hw",
-               "p005-lmdeploy-4722-dp-ranks-same-devices-hccl-bind-port"}
+               "p005-lmdeploy-4722-dp-ranks-same-devices-hccl-bind-port",
+               "v001-vllm-ascend-2629-aclgraph-capture-alloc-sqcq-207005"}
 """Known changes that are the model's, not the reading's, under a head that names a host (:data:`HOSTED`; the signals
 are the same but for that host):
 with a host, the shipped model's best guess for a shell's segfault and a Python traceback, qingtian_failure (its
@@ -65,6 +66,9 @@ the refit, 0.37 both ways: an abstention).
 p005 (session 45, after the refit for the SIGKILL reading's knowledge-base change): bare, the engine reads config_error
 at 0.5497, just under the text fallback's second-opinion bar (0.55), and the words overrule it (framework_error 0.58);
 with a host, 0.5512, just over, and it stands.
+v001 (session 56, after the refit for 507057's knowledge-base change): bare, the engine reads npu_oom at 0.5489, just
+under the second-opinion bar (0.55), and the words overrule it (framework_error 0.60, the label); with a syslog or
+journal head, 0.5606, just over, and it stands (the model before the refit read 0.5375 both ways).
 """
 
 

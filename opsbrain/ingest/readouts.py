@@ -323,6 +323,21 @@ def quiet_table_metric(text: str) -> bool:
     return all(MEASURE.match(v := c.strip("*` ")) is not None or PERCENT.match(v) is not None for c in cells[1:])
 
 
+def _two_cells(text: str) -> tuple[str, str] | None:
+    """A Markdown table's row of two cells, a field's name and its value (``| error category | `none` |``), without
+    the emphasis around them: read as the field ``name: value`` (:func:`quiet_field`). A run report's table of its
+    state (Kimsale/qwen3.5_35B_mindspeed reports/perf_runs, written by its analyze_audio_perf_run.py: ``| error
+    category | `none` |`` in a run of 70 steps) read framework_error 0.56 through the text fallback from that row alone
+    (session 56, tester56h's b56h-06). A value that states a failure keeps the row failing, as in the field."""
+    m = RE_TABLE_ROW.match(text)
+    if m is None:
+        return None
+    cells = [c.strip().strip("*`").strip() for c in m["cells"].split("|")[:-1]]
+    if len(cells) != 2 or not all(cells) or ": " in cells[0]:
+        return None
+    return cells[0], cells[1]
+
+
 RE_LAUNCH_HEAD = lazy_compile(r"^(?:\[[^\]\[]{1,40}\] [\w.]{1,80}: \[INFO\])?\s*$")
 """What may stand before a launch block's ``rdzv_configs`` field: nothing but its indent, or the per-line head torch's
 elastic logging puts on each line of the message (``[2024-03-12 08:22:45,549] torch.distributed.launcher.api:
@@ -384,6 +399,8 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
     Type`` and ``Error Information Handle`` (dmidecode.c ``dmi_memory_array_error_handle``: ``Not Provided``, ``No
     Error`` or a handle) and type 32's ``Status: No errors detected`` (``dmi_system_boot_status``); the SMBIOS
     reference specification (DMTF DSP0134) defines the fields."""
+    if (cells := _two_cells(text)) is not None and quiet_field(f"{cells[0]}: {cells[1]}", error_word):
+        return True
     if quiet_progress(text, error_word) or quiet_metric_list(text, error_word) or quiet_block_key(text, error_word) \
             or quiet_table_metric(text) or quiet_launch_config(text, error_word) or quiet_step_metrics(text) \
             or quiet_counts(text):

@@ -131,6 +131,13 @@ driver's file is often absent or short). A warning, not a stop: a verl GRPO run 
 trained its 58 steps to the end (session 56, tester56h's b56h-05, Watsontao/mindrlhf, read config_error 0.71 as
 ``cfg:version``), and a verl-on-NPU note lists it among its non-fatal warnings. A chip torch_npu cannot run fails in its
 own words (``Unsupported soc version``), which keep their reading. The whole warning only.
+MindSpore's check of the driver version before it turns its virtual-memory (VMM) allocator on
+(``CheckVmmDriverVersion``, mindspore/ccsrc/plugin/device/ascend/hal/device/ascend_vmm_adapter.h, the file and
+function each line names): at WARNING it says ``Open file /etc/ascend_install.info failed.`` where the install-info
+file is not in the container, and ``Driver version is less than 24.0.0, vmm is disabled by default, drvier_version:
+23.0.6`` (sic) where the driver is older; MindSpore then allocates without VMM. A fine-tune on Ascend that went on to
+0.99 accuracy read driver_firmware_error 0.59 from the first as a failed driver call (session 56, tester56j's
+b56j-01, a MindSpore notebook). The two whole lines only.
 """
 
 from __future__ import annotations
@@ -170,7 +177,9 @@ RUN_NOTICES = (
     r"(?:Resource|Runtime)Warning: Enable tracemalloc to get the object allocation traceback)\s*$|"
     r"^\s*Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace\.\s*$|"
     r"\bWarning: (?:Driver|CANN|RUNTIME|COMPILER|HCCL|TOOLKIT|OPP|OPP_KERNEL) Version: \S{0,80} is invalid or not "
-    r"supported yet\.(?: \(function \w+\(\)\))?\s*$"
+    r"supported yet\.(?: \(function \w+\(\)\))?\s*$|"
+    r"\bCheckVmmDriverVersion\] (?:Open file /etc/ascend_install\.info failed\.|Driver version is less than "
+    r"[\d.]{1,20}, vmm is disabled by default, drvier_version: \S{0,40})\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
 

@@ -60,8 +60,8 @@ WARNING, set ``FLASH_ATTENTION = False`` and serve the other models (huggingface
 backends/python/server/text_embeddings_server/models/__init__.py; text-generation-inference
 server/text_generation_server/models/__init__.py; lorax alike). On Ascend the CUDA extension (``dropout_layer_norm``)
 is never there, so every start prints it: a TEI rerank container on NPU that went on to ``Ready`` and answered
-read config_error 0.71 as ``cfg:env`` (stephenfuyuxin/npuAdapter @5aee89ba bge-reranker-large-NPUMig/README.md; blind55's
-b55j-07, session 56). Only that warning's line; a model that then needs the import fails in its own words.
+read config_error 0.71 as ``cfg:env`` (stephenfuyuxin/npuAdapter @5aee89ba bge-reranker-large-NPUMig/README.md;
+blind55's b55j-07, session 56). Only that warning's line; a model that then needs the import fails in its own words.
 """
 
 from __future__ import annotations
