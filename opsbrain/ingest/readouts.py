@@ -295,7 +295,7 @@ def quiet_counts(text: str) -> bool:
     if RE_COUNTS.match(text) is None:
         return False
     fields = [f.partition("=") for f in re.split(r",?\s+", text.strip())]
-    return all(value.strip("0") == "" for name, _, value in fields if name.lower() in COUNTED_FAILURE)
+    return all(ZERO.match(value) is not None for name, _, value in fields if name.lower() in COUNTED_FAILURE)
 
 
 RE_TABLE_ROW = lazy_compile(r"^\s*\|(?P<cells>(?:[^|\n]*\|){2,})\s*$")

@@ -129,8 +129,9 @@ driver/version.info; Ascend/pytorch docs, ``torch_npu.npu.utils.get_cann_version
 matched) to gate version-dependent features, and warns once where a string is not of a known form (in a container the
 driver's file is often absent or short). A warning, not a stop: a verl GRPO run on Ascend that printed it at start
 trained its 58 steps to the end (session 56, tester56h's b56h-05, Watsontao/mindrlhf, read config_error 0.71 as
-``cfg:version``), and a verl-on-NPU note lists it among its non-fatal warnings. A chip torch_npu cannot run fails in its
-own words (``Unsupported soc version``), which keep their reading. The whole warning only.
+``cfg:version``); a vLLM-Ascend disaggregation run's log carries it with an empty version (the dev excerpt za012,
+whose failure is another's). A chip torch_npu cannot run fails in its own words (``Unsupported soc version``), which
+keep their reading. The whole warning only.
 MindSpore's check of the driver version before it turns its virtual-memory (VMM) allocator on
 (``CheckVmmDriverVersion``, mindspore/ccsrc/plugin/device/ascend/hal/device/ascend_vmm_adapter.h, the file and
 function each line names): at WARNING it says ``Open file /etc/ascend_install.info failed.`` where the install-info

@@ -59,8 +59,8 @@ models in a ``try`` and, on ``ImportError``, log ``Could not import Flash Attent
 WARNING, set ``FLASH_ATTENTION = False`` and serve the other models (huggingface/text-embeddings-inference
 backends/python/server/text_embeddings_server/models/__init__.py; text-generation-inference
 server/text_generation_server/models/__init__.py; lorax alike). On Ascend the CUDA extension (``dropout_layer_norm``)
-is never there, so every start prints it: a TEI rerank container on NPU that went on to ``Ready`` and answered
-read config_error 0.71 as ``cfg:env`` (stephenfuyuxin/npuAdapter @5aee89ba bge-reranker-large-NPUMig/README.md;
+is never there, so every start prints it: a TEI rerank container on NPU that went on to ``Ready`` and to answer
+requests read config_error 0.71 as ``cfg:env`` (stephenfuyuxin/npuAdapter @5aee89ba bge-reranker-large-NPUMig/README.md;
 blind55's b55j-07, session 56). Only that warning's line; a model that then needs the import fails in its own words.
 """
 
