@@ -101,3 +101,13 @@ def test_mindspores_vmm_driver_check_is_a_notice() -> None:
     for line in (VMM_OPEN, VMM_OLD):
         assert BENIGN.search(line) and kinds(line) == [], line
     assert not BENIGN.search("CheckVmmDriverVersion] Open file /etc/ascend_install.info failed. RuntimeError: x")
+
+
+def test_llvms_default_fatal_error_is_a_kernel_the_compiler_could_not_build(engine: Any) -> None:
+    """triton-ascend#2353 (b56m-02): an MLIR pass's fatal error under LLVM's default handler, a compiler bug."""
+    lines = ["triton.compiler.errors.MLIRCompilationError:", "[ConvertLinalgRToBinary] encounters error:",
+             "LLVM ERROR: The buffer memory has been released and cannot be used again!"]
+    assert "op:compile" in kinds(lines[2])
+    assert "op:compile" not in kinds("LLVM ERROR: out of memory")  # the host's memory
+    assert "op:compile" not in kinds("LLVM ERROR: IO failure on output stream: No space left on device")
+    assert _diagnose(engine, lines)["fault_class"] == "framework_error"

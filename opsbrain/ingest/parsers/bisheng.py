@@ -26,7 +26,8 @@ graph's ``build graph failed`` does. Lines: Ascend/pytorch#102 (torch_npu induct
 BiShengIR pipeline``). Not any other ``CalledProcessError`` (the command is another program's)."""
 
 RE_LLVM_BACKEND_FATAL = screened(r"\bfatal error: error in backend: (?!IO failure on output stream\b)\S|"
-                                 r"\bfrontend command failed with exit code 70\b")
+                                 r"\bfrontend command failed with exit code 70\b|"
+                                 r"^\s*LLVM ERROR: (?!IO failure on output stream\b|out of memory\b)\S")
 """A kernel the compiler crashed on. BiSheng (the CANN compiler of Ascend C kernels) is built on clang/LLVM: a fatal
 error inside LLVM (an instruction selection that cannot lower an operation, ``Cannot select: i64 = fp_to_uint``) is
 reported by clang's handler as the fatal diagnostic ``error in backend: %0`` (llvm/llvm-project
@@ -42,4 +43,11 @@ compile error, whose own lines say which). Not LLVM's ``IO failure on output str
 ``IO failure on output stream.``), which clang prints with the same words: ``raw_fd_ostream``'s destructor reports a
 write it could not finish (llvm/llvm-project llvm/lib/Support/raw_ostream.cpp, ``report_fatal_error(... ,
 /*gen_crash_diag=*/false)``, so the frontend exits with 1): a full disk (alisw/alidist#1953, google/fuzzbench#1091,
-android-rpi/device_brcm_rpi3#74 "ran out of hdd space"), not a kernel the compiler could not lower (review50)."""
+android-rpi/device_brcm_rpi3#74 "ran out of hdd space"), not a kernel the compiler could not lower (review50).
+The same fatal error in a program that installs no handler of its own (an MLIR-based kernel compiler such as
+triton-ascend's): LLVM's default handler prints ``LLVM ERROR: <reason>`` at the start of a line and aborts
+(llvm/llvm-project llvm/lib/Support/ErrorHandling.cpp, ``report_fatal_error``). Session 56, tester56m's b56m-02
+(triton-ascend#2353): ``[ConvertLinalgRToBinary] encounters error:`` then ``LLVM ERROR: The buffer memory has been
+released and cannot be used again!`` on a valid kernel, a compiler bug, read config_error 0.41 (blind51's b51b-07,
+``LLVM ERROR: Failed to obtain op buffer shape size which should be static.``, was right from its other lines). Not
+its ``out of memory`` (LLVM's allocation failure: the host's memory) nor the IO failure above."""
