@@ -314,13 +314,16 @@ def quiet_table_metric(text: str) -> bool:
     0.008519 |`` and ``| relative_error | 1.3408% |`` of a run that finished; the text fallback counted the three as
     failing lines. The same reading as a ``name: value`` field (:data:`MEASURE`, ``l2_error: 0.0043``). A ``nan``,
     an integer, a word in a value cell, or a first cell that is no metric's name keeps the row failing."""
+    cells = _table_cells(text)
+    if cells is None or not _error_metric(cells[0]):
+        return False
+    return all(MEASURE.match(c) is not None or PERCENT.match(c) is not None for c in cells[1:])
+
+
+def _table_cells(text: str) -> list[str] | None:
+    """The cells of a Markdown table's row (:data:`RE_TABLE_ROW`), without blanks and the emphasis around them."""
     m = RE_TABLE_ROW.match(text)
-    if m is None:
-        return False
-    cells = [c.strip() for c in m["cells"].split("|")[:-1]]
-    if len(cells) < 2 or not _error_metric(cells[0].strip("*` ")):
-        return False
-    return all(MEASURE.match(v := c.strip("*` ")) is not None or PERCENT.match(v) is not None for c in cells[1:])
+    return None if m is None else [c.strip("*` ") for c in m["cells"].split("|")[:-1]]
 
 
 def _two_cells(text: str) -> tuple[str, str] | None:
@@ -329,11 +332,8 @@ def _two_cells(text: str) -> tuple[str, str] | None:
     state (Kimsale/qwen3.5_35B_mindspeed reports/perf_runs, written by its analyze_audio_perf_run.py: ``| error
     category | `none` |`` in a run of 70 steps) read framework_error 0.56 through the text fallback from that row alone
     (session 56, tester56h's b56h-06). A value that states a failure keeps the row failing, as in the field."""
-    m = RE_TABLE_ROW.match(text)
-    if m is None:
-        return None
-    cells = [c.strip().strip("*`").strip() for c in m["cells"].split("|")[:-1]]
-    if len(cells) != 2 or not all(cells) or ": " in cells[0]:
+    cells = _table_cells(text)
+    if cells is None or len(cells) != 2 or not all(cells) or ": " in cells[0]:
         return None
     return cells[0], cells[1]
 
