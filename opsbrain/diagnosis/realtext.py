@@ -45,6 +45,8 @@ from opsbrain.ingest.runnotices import EXIT_NOTICES
 from opsbrain.ingest.stopped import STOP_CUES, StopScan
 from opsbrain.ingest.surface import PROC_PREFIX
 from opsbrain.ingest.testruns import AtkSummaryScan, outcome_words
+from opsbrain.ingest.unraisable import CUE as UNRAISABLE_CUE
+from opsbrain.ingest.unraisable import UnraisableScan
 from opsbrain.ingest.where import host_in
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
@@ -254,6 +256,7 @@ class TextView:
         self._killed: dict[str | None, KilledTracebackScan] = {}
         self._stopped: dict[str | None, StopScan] = {}
         self._atk: dict[str | None, AtkSummaryScan] = {}
+        self._ignored: dict[str | None, UnraisableScan] = {}
         self._held: dict[str | None, dict[int, tuple[str, str]]] = {}
         """The open leftover block's lines of each file (line number: line, head), until its exception tells."""
 
@@ -282,6 +285,9 @@ class TextView:
                 if n in held:
                     self._take(held[n][0], file, n, held[n][1])
             held.clear()
+        if (UNRAISABLE_CUE in line or file in self._ignored) and \
+                self._ignored.setdefault(file, UnraisableScan()).step(line_no, line):
+            return  # an exception CPython printed and went on (ingest.unraisable)
         if ("总用例数" in line or file in self._atk) and self._atk.setdefault(file, AtkSummaryScan()).step(line):
             return  # ATK's summary table: its head, rules and the rows that hold no failure (ingest.testruns)
         if not leave:

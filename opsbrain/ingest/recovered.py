@@ -11,6 +11,7 @@ from opsbrain.ingest.parsers.sigkill import KilledTracebackScan, may_carry_kill
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.stopped import StopScan, may_stop
 from opsbrain.ingest.testruns import UNITTEST_HEAD, UNITTEST_RAN, UNITTEST_VERDICT, unittest_cue
+from opsbrain.ingest.unraisable import UnraisableScan, may_hold
 from opsbrain.lazyre import lazy_compile
 
 DCMI_V1_FAILED = lazy_compile(r"\bFailed to initialize DCMI(?!\s+through either API)\b")
@@ -438,21 +439,26 @@ def recovered_in(lines: Iterable[str], line_no: Callable[[int], int] | None = No
 def may_quiet(data: bytes | bytearray) -> bool:
     """Whether a file's bytes may hold lines read as no failure of their own: a failure recovered from
     (:func:`may_recover`) or a traceback that carries a kill's report
-    (:func:`opsbrain.ingest.parsers.sigkill.may_carry_kill`); the bundle walk's cue to run :func:`quiet_lines_in`."""
-    return may_recover(data) or may_carry_kill(data) or may_stop(data)
+    (:func:`opsbrain.ingest.parsers.sigkill.may_carry_kill`), a stop's leftovers
+    (:func:`~opsbrain.ingest.stopped.may_stop`) or an exception CPython printed and went on
+    (:func:`~opsbrain.ingest.unraisable.may_hold`); the bundle walk's cue to run :func:`quiet_lines_in`."""
+    return may_recover(data) or may_carry_kill(data) or may_stop(data) or may_hold(data)
 
 
 def quiet_lines_in(lines: Iterable[str], line_no: Callable[[int], int] | None = None) -> set[int]:
     """The numbers of the lines of one file, given in order, that give no signal under ``--logs``: those
     :class:`RecoveredScan` finds recovered and those of a traceback that carried a kill's report
-    (:class:`~opsbrain.ingest.parsers.sigkill.KilledTracebackScan`), in one pass (a packed file is unpacked once;
+    (:class:`~opsbrain.ingest.parsers.sigkill.KilledTracebackScan`), a stop's leftovers
+    (:class:`~opsbrain.ingest.stopped.StopScan`) and an exception CPython printed and went on
+    (:class:`~opsbrain.ingest.unraisable.UnraisableScan`), in one pass (a packed file is unpacked once;
     session 47's second read: the bundle reader walked such a file twice). For a reader that holds a file's lines
     (the bundle reader, whose signals of these lines are dropped)."""
-    scan, killed, stopped = RecoveredScan(), KilledTracebackScan(), StopScan()
+    scan, killed, stopped, ignored = RecoveredScan(), KilledTracebackScan(), StopScan(), UnraisableScan()
     for k, text in enumerate(lines, 1):
         n = line_no(k) if line_no is not None else k
         if recovery_cue(text, scan):
             scan.step(n, text)
         killed.step(n, text)
         stopped.step(n, text)
-    return scan.lines | killed.lines | stopped.lines
+        ignored.step(n, text)
+    return scan.lines | killed.lines | stopped.lines | ignored.lines

@@ -48,6 +48,7 @@ from opsbrain.ingest.stopped import StopScan
 from opsbrain.ingest.surface import WRAP_LOOK, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.transceivers import Beyond, TransceiverScan, power_signal
+from opsbrain.ingest.unraisable import UnraisableScan
 from opsbrain.ingest.workers import device_dir, host_root, real_host_file
 from opsbrain.lazyre import lazy_compile
 
@@ -154,6 +155,7 @@ class LineReader:
         recovered = RecoveredScan()  # a failure the program recovered from at once, by its own account (benign)
         killed = KilledTracebackScan()  # a traceback that carries a kill's report (parsers.sigkill)
         stopped = StopScan()  # a stop's leftovers once the log shows the stop (ingest.stopped)
+        ignored = UnraisableScan()  # an exception CPython printed and went on (ingest.unraisable)
         for (n, raw), _copies in fold_runs(numbered, itemgetter(1)):
             if n == skip + BINARY_HEAD + 1 and self.stats.binary_lines - binary_before >= BINARY_HEAD // 2:
                 self.stats.not_read.append(f"{file or 'input'}: binary content (not text): not read after line "
@@ -169,6 +171,7 @@ class LineReader:
             recovered.step(n, line)
             killed.step(n, line)
             stopped.step(n, line)
+            ignored.step(n, line)
             self._beyond(optics.step(line, n), file, twin)
             ts, dated = parse_stamp(line, self._year)
             if ts is None and prefix:
@@ -218,8 +221,9 @@ class LineReader:
             self.stats.not_read.append(f"{file or 'input'}: {binary_here} lines of binary content (not text)")
         # what only a run of one file's lines shows: flaps, a FaultDiag report's faults placed on their devices
         here_read = recovered.kept(self._signals[first:])
-        if killed.lines or stopped.lines:
-            here_read = [s for s in here_read if s.line_no not in killed.lines and s.line_no not in stopped.lines]
+        if killed.lines or stopped.lines or ignored.lines:
+            quiet = killed.lines | stopped.lines | ignored.lines
+            here_read = [s for s in here_read if s.line_no not in quiet]
         self._signals[first:] = section_placed(fd_placed(with_flaps(here_read)))
         # devices' switches sit in their own files
         if not self._tls_told and (told := tls_mismatch(list(self._tls.values()))):
