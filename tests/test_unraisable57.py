@@ -1,5 +1,5 @@
-"""An exception CPython printed under ``Exception ignored in ...`` and went on gives no signal (opsbrain.ingest.unraisable;
-session 57, from blind56's b56j-11), and only its own block is left out."""
+"""An exception CPython printed under ``Exception ignored in ...`` and went on gives no signal
+(opsbrain.ingest.unraisable; session 57, from blind56's b56j-11), and only its own block is left out."""
 
 from __future__ import annotations
 

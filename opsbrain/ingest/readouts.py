@@ -298,6 +298,16 @@ def quiet_counts(text: str) -> bool:
     return all(ZERO.match(value) is not None for name, _, value in fields if name.lower() in COUNTED_FAILURE)
 
 
+PACKAGE_ABSENT = lazy_compile(r"^\s*[A-Za-z][\w.-]{0,60}: Module Not Found\s*$")
+"""An environment report's line for a package the report looked for and did not find: sglang's ``python -m
+sglang.check_env`` prints each package of its list as ``name: version`` and, where the import fails, ``name: Module
+Not Found`` (sgl-project/sglang python/sglang/check_env.py ``get_package_versions``: ``except ModuleNotFoundError:
+versions[package_name] = "Module Not Found"``; ``print(f"{k}: {v}")``). Most of the list is optional on a given host
+(flashinfer, vllm, torchao on an NPU one): a report read, not a failure. Session 57, tester57b's b57b-06
+(sglang#36423's report, read config_error 0.60 through the text fallback). A job that needs the package fails in its
+own words (``ModuleNotFoundError: No module named ...``), which keep their reading."""
+
+
 RE_TABLE_ROW = lazy_compile(r"^\s*\|(?P<cells>(?:[^|\n]*\|){2,})\s*$")
 """A Markdown table's row of two cells or more, bordered at both ends (``| max_abs_error | 0.044161 |``)."""
 PERCENT = lazy_compile(r"^(?P<number>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*%$")
@@ -403,7 +413,7 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
         return True
     if quiet_progress(text, error_word) or quiet_metric_list(text, error_word) or quiet_block_key(text, error_word) \
             or quiet_table_metric(text) or quiet_launch_config(text, error_word) or quiet_step_metrics(text) \
-            or quiet_counts(text):
+            or quiet_counts(text) or PACKAGE_ABSENT.match(text) is not None:
         return True
     m = RE_NAMED_FIELD.match(text)
     if m is None:

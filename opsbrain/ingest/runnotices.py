@@ -139,6 +139,28 @@ file is not in the container, and ``Driver version is less than 24.0.0, vmm is d
 23.0.6`` (sic) where the driver is older; MindSpore then allocates without VMM. A fine-tune on Ascend that went on to
 0.99 accuracy read driver_firmware_error 0.59 from the first as a failed driver call (session 56, tester56j's
 b56j-01, a MindSpore notebook). The two whole lines only.
+Session 57 (tester57g, tester57d):
+- MindSpore's start-up advice on device memory, ``[WARNING] DEVICE(...) [.../ascend_memory_adapter.cc:103]
+  Initialize] Reserved memory size for other components(1073741824) is less than recommend size(4006430464), It may
+  lead to Out Of Memory in HCCL or other components, Please double check context key
+  'variable_memory_max_size'/'max_device_memory'``, and its distributed start's default, ``[WARNING] HCCL_ADPT(...)
+  [.../hccl_adapter.cc:63] GenHcclOptions] The environment variable DEPLOY_MODE is not set. Now set to default value
+  0`` (the file and function each line names; the second is on every HCCL start of MindSpore's CANN error-case pages,
+  before the failures that keep their own codes). A MindFormers LoRA fine-tune of Qwen-14B that trained to "Training
+  Over!" read framework_error 0.58 from the two (lincenying/ai-fae@43bc9da1 logs/qwen/14b/mindformer.log, blind
+  b57g-05). An out-of-memory that follows prints its own failure. The whole warnings only.
+- torchvision's warning when its image extension does not load, ``UserWarning: Failed to load image Python extension:
+  '<reason>'If you don't plan on using image functionality from `torchvision.io`, you can ignore this warning. ...``
+  (torchvision/io/image.py, at import; the text says it may be ignored). MindCluster's quick start shows it in the log
+  of a ResNet50 job it calls successful (Ascend/mind-cluster@22bb3d98 docs/zh/scheduling/02_quick_start/
+  quick_start.md, blind b57d-07, read config_error 0.72 as ``cfg:env``). The warning's line only: a job that uses
+  ``torchvision.io`` fails later in its own words.
+- needrestart's notices after a package install, ``Failed to check for processor microcode upgrades.`` and ``Failed
+  to retrieve available kernel versions.`` (liske/needrestart@63c0f1bb ``needrestart``: ``$ui->notice(__ 'Failed to
+  check for processor microcode upgrades.')`` where no microcode check is available, as on Arm hosts and in WSL).
+  MindIE LLM's docker install guide shows them in the output of an install it calls successful (Ascend/MindIE-LLM@
+  8b4871ad docs/zh/user_guide/install/source/docker_installation.md, blind b57d-10, read config_error 0.56). The
+  whole lines only.
 """
 
 from __future__ import annotations
@@ -180,7 +202,12 @@ RUN_NOTICES = (
     r"\bWarning: (?:Driver|CANN|RUNTIME|COMPILER|HCCL|TOOLKIT|OPP|OPP_KERNEL) Version: \S{0,80} is invalid or not "
     r"supported yet\.(?: \(function \w+\(\)\))?\s*$|"
     r"\bCheckVmmDriverVersion\] (?:Open file /etc/ascend_install\.info failed\.|Driver version is less than "
-    r"[\d.]{1,20}, vmm is disabled by default, drvier_version: \S{0,40})\s*$"
+    r"[\d.]{1,20}, vmm is disabled by default, drvier_version: \S{0,40})\s*$|"
+    r"\bInitialize\] Reserved memory size for other components\(\d{1,20}\) is less than recommend size\(\d{1,20}\), "
+    r"It may lead to Out Of Memory in HCCL or other components, Please double check context key [\w'/]{1,80}\s*$|"
+    r"\bGenHcclOptions\] The environment variable DEPLOY_MODE is not set\. Now set to default value \d{1,3}\s*$|"
+    r"\bUserWarning: Failed to load image Python extension: |"
+    r"^\s*Failed to (?:check for processor microcode upgrades|retrieve available kernel versions)\.\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
 

@@ -43,8 +43,10 @@ from opsbrain.ingest.parsers.hostenv import (
     RE_FILE_WRITE_FAILED,
     RE_FS_UNSUPPORTED,
     RE_SHM_TOO_SMALL,
+    RE_TLS_UNTRUSTED,
     RE_WEIGHTS_CUT,
 )
+from opsbrain.ingest.parsers.memtexts import OOM_TEXT, RE_OOM_ADVICE
 from opsbrain.ingest.parsers.mssanitizer import RE_MSSANITIZER_REPORT
 from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.lazyre import lazy_compile
@@ -313,16 +315,7 @@ The opp version of the model does not match the current opp run package, Model i
 [7.0.T3.0.B107], try to convert the om again!``, which read only the inner-error code)."""
 TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_MS_INTERNAL, "fw:internal"),
-    (screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
-                r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
-                r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)|"
-                r"is more than total mem size|greater than memory manager malloc max size|"
-                r"Available KV cache memory: -\d|No available memory for the cache blocks|"
-                r"KV cache is needed, which is larger than the available KV cache memory|"
-                r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired|"
-                r"can be stored in KV cache \(\d|\bMemory not enough:",
-                re.I),
-     "mem:oom"),
+    (OOM_TEXT, "mem:oom"),
     (RE_VENDOR_ATTR, "cfg:version"),
     (RE_VERSION_STATED, "cfg:version"),  # the word: "Data type conversion of 'Parameter' is not supported" names none
     (RE_ATB_GRAPH_INFERSHAPE, "cfg:env"),  # MindIE's ATB-models graph: a setting (cfgenv.RE_ATB_GRAPH_INFERSHAPE)
@@ -346,6 +339,7 @@ TEXTS: tuple[tuple[Screened, str], ...] = (
     (RE_WEIGHTS_CUT, "cfg:env"),
     (RE_DATASETS_DISK, "cfg:env"),
     (RE_FS_UNSUPPORTED, "cfg:env"),
+    (RE_TLS_UNTRUSTED, "cfg:env"),  # the host's trust store, proxy or clock (hostenv.RE_TLS_UNTRUSTED)
     (RE_COMPILER_HEADER, "cfg:env"),
     (RE_BUILD_INPUT_MISSING, "cfg:env"),
     (RE_NPU_BUSY, "cfg:device"),
@@ -476,6 +470,8 @@ def parse(ctx: LineCtx) -> bool:
         if rx is CFG_ENV_TEXT and RE_ENV_ADVICE.search(text) and not rx.search(RE_ENV_ADVICE.sub(" ", text)):
             continue
         if rx is CFG_ENV_TEXT and RE_ENV_FALLBACK.search(text) and not rx.search(RE_ENV_FALLBACK.sub(" ", text)):
+            continue
+        if rx is OOM_TEXT and RE_OOM_ADVICE.search(text) and not rx.search(RE_OOM_ADVICE.sub(" ", text)):
             continue
         if rx.found(text):
             dev = ctx.device()

@@ -81,6 +81,16 @@ form is Python's ``[Errno 95]`` or Rust std's io::Error ``... (os error 95)``, w
 safetensors#842, "Error while serializing: I/O error: Operation not supported (os error 95)" saving to a FUSE disk;
 session 46, tester46d). The storage the job was given (``cfg:env``), not an operator that is not supported."""
 
+RE_TLS_UNTRUSTED = screened(r"\bCERTIFICATE_VERIFY_FAILED\b|\bSSLCertVerificationError\b")
+"""A TLS connection refused because the server's certificate chain is not trusted on this host: OpenSSL's reason
+``[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self-signed certificate in certificate chain``, which
+Python raises as ``ssl.SSLCertVerificationError`` ("A subclass of SSLError raised when certificate validation has
+failed", the Python ssl module documentation) and requests wraps in ``requests.exceptions.SSLError``. The host's trust
+store, proxy or clock, not the program: sglang's Ascend accuracy-evaluation guide gives the fix as a local dataset
+path or the proxy's certificate (Ascend/sglang@bf186cf8 docs_new/docs/hardware-platforms/ascend-npus/
+ascend_npu_accuracy_evaluation.mdx, "EvalScope SSL certificate verification failed"; session 57, tester57f's b57f-07,
+where the engine leaned framework_error 0.50 and the text model decided). ``cfg:env``, on a failing line only."""
+
 
 __all__ = ["RE_CKPT_NOT_ZIP", "RE_DATASETS_DISK", "RE_FD_LIMIT", "RE_FILE_WRITE_FAILED", "RE_FS_UNSUPPORTED",
-           "RE_SHM_TOO_SMALL", "RE_WEIGHTS_CUT"]
+           "RE_SHM_TOO_SMALL", "RE_TLS_UNTRUSTED", "RE_WEIGHTS_CUT"]
