@@ -10,6 +10,9 @@
   config_error 0.60).
 - A line that says memory *may* run out is advice, not an out-of-memory (b57j-02, MindData's "Memory consumption is
   more than 81.9409%, which may cause OOM" on a notebook that trained to the end, read npu_oom 0.61).
+- A line of counts alone whose failure counts are zero, in any of the usual forms (``OK `220` / FAIL `0` / SKIP `2```,
+  ``Tests run: 10, Failures: 0, Errors: 0, Skipped: 0``), is no failing line (b57m-11, PTOAS's board-test bot summary,
+  read framework_error 0.45).
 - A TLS certificate the host does not trust (``CERTIFICATE_VERIFY_FAILED``) reads ``cfg:env`` (b57f-07, where the
   engine leaned framework_error 0.50 and the text model decided).
 """
@@ -17,6 +20,7 @@
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +29,7 @@ import yaml
 from opsbrain.diagnosis.oneclick import diagnose_logs
 from opsbrain.diagnosis.realtext import has_error_word
 from opsbrain.ingest.benign import BENIGN
-from opsbrain.ingest.readouts import quiet_field
+from opsbrain.ingest.readouts import quiet_counts, quiet_field
 from tests.textviews import line_kinds as kinds
 
 BLIND = Path(__file__).resolve().parent / "data" / "blind"
@@ -96,3 +100,22 @@ def test_advice_that_memory_may_run_out_is_no_out_of_memory(engine: Any) -> None
     assert "mem:oom" in kinds("RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total "
                               "capacity; 57.82 GiB already allocated)")
     assert _diagnose(engine, B57["b57j-02"].splitlines())["fault_class"] == "unknown"  # was npu_oom 0.61
+
+
+def test_a_line_of_zero_failure_counts_is_no_failing_line(engine: Any) -> None:
+    bot = "- 结果汇总：OK `220` / FAIL `0` / SKIP `2`"  # hw-native-sys/PTOAS#873's board-test bot (b57m-11)
+    for line in (bot, "Tests run: 10, Failures: 0, Errors: 0, Skipped: 0", "OK=212  FAIL=0  SKIP=30",
+                 "Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.052 s - in com.example.AppTest"):
+        assert quiet_counts(line) and quiet_field(line, has_error_word), line
+    for line in ("OK `220` / FAIL `3` / SKIP `2`", "Tests run: 5, Failures: 1, Errors: 0, Skipped: 0", "HCCL error 0",
+                 "rank 0 error 1"):
+        assert not quiet_counts(line), line
+    assert _diagnose(engine, ["## A3 板测完成（有跳过）", bot])["fault_class"] == "unknown"
+
+
+def test_the_counts_reading_does_not_blow_up_on_long_lines() -> None:
+    # a guard against catastrophic backtracking (a first draft took 39 s on the third line), not a speed goal
+    lines = ["OK" + " " * 10000 + "1 FAIL 0 x", "a 1 " * 11 + " " * 300 + "x", ("ab 1" + " " * 3) * 11 + "!"]
+    start = time.process_time()
+    assert not any(quiet_counts(line) for line in lines)
+    assert time.process_time() - start < 2.0

@@ -279,8 +279,21 @@ def quiet_step_metrics(text: str) -> bool:
     return all(STEP_VALUE.match(part.rpartition(":")[2]) is not None for part in text.strip().split(" - ")[1:])
 
 
-RE_COUNTS = lazy_compile(r"^\s*[A-Za-z]\w{0,30}=\d{1,12}(?:,?\s+[A-Za-z]\w{0,30}=\d{1,12}){1,11}\s*$")
-"""A line of counts only, ``NAME=<integer>`` fields joined by blanks (or a comma and blanks)."""
+_COUNT = r"[A-Za-z]{1,20}(?: [A-Za-z]{1,20}){0,2}(?:=|:[ \t]{0,3}|[ \t]{1,3})`?\d{1,12}`?"
+RE_COUNTS = lazy_compile(rf"^[ \t]{{0,8}}(?:[-*][ \t]{{1,3}})?(?:[^:：=\n]{{1,40}}[:：][ \t]{{0,3}})?{_COUNT}"
+                         rf"(?:(?:[ \t]{{0,3}}[,/|;][ \t]{{0,3}}|[ \t]{{1,6}}){_COUNT}){{1,11}}"
+                         r"(?:,[ \t]{0,3}Time elapsed: [\d.]{1,12} ?s(?:ec)?\b(?: - in [\w.$]{1,200})?)?[ \t]*$")
+"""A line of counts only, 2 to 12 ``NAME <integer>`` fields (``NAME=N``, ``NAME: N``, ``NAME N``, the number in
+backticks or not; a name of one to three words) joined by blanks, commas, slashes, bars or semicolons, after a label
+that ends in a colon or not (``结果汇总：``, a Markdown list's ``- ``); JUnit's and Maven Surefire's summary may end in
+its ``Time elapsed``. Every repetition is bounded and no two of them can take the same blanks (no backtracking blow-up
+on a long line; :data:`COUNTS_MOST` bounds the line too)."""
+COUNTS_MOST = 400
+"""reason: the longest line read as counts alone (twelve fields of a 60-character name and a 12-digit count); a
+longer line is no such summary. A coarse bound, not fitted."""
+RE_COUNT = lazy_compile(r"(?P<name>[A-Za-z]{1,20}(?: [A-Za-z]{1,20}){0,2})(?:=|:[ \t]{0,3}|[ \t]{1,3})`?"
+                        r"(?P<value>\d{1,12})`?")
+"""One field of such a line: its name and its count."""
 COUNTED_FAILURE = ALONE_COUNT | {"fail", "fails", "error", "failure"}
 """The names of a count of failed items in such a line (``FAIL=0``): in a line of counts alone, even the singular
 names a count, not a level or an exception."""
@@ -288,14 +301,20 @@ names a count, not a level or an exception."""
 
 def quiet_counts(text: str) -> bool:
     """Whether a line is a test runner's or build script's counts alone (:data:`RE_COUNTS`) whose every count of
-    failed items (:data:`COUNTED_FAILURE`) is zero: ``OK=212  FAIL=0  SKIP=30``, the summary PTOAS's sample build and
-    test stage prints before ``===== END STAGE sample-build-and-test rc=0`` (hw-native-sys/PTOAS#539's board log,
-    session 56, tester56f's b56f-07, read framework_error 0.60 through the text fallback from ``FAIL``). A count above
-    zero keeps the line failing."""
-    if RE_COUNTS.match(text) is None:
+    failed items (:data:`COUNTED_FAILURE`, the field name's last word) is zero:
+    - ``OK=212  FAIL=0  SKIP=30``, the summary PTOAS's sample build and test stage prints before ``===== END STAGE
+      sample-build-and-test rc=0`` (hw-native-sys/PTOAS#539's board log, session 56, tester56f's b56f-07, read
+      framework_error 0.60 through the text fallback from ``FAIL``);
+    - ``- 结果汇总：OK `220` / FAIL `0` / SKIP `2```, PTOAS's board-test bot's summary of a finished A3 run
+      (hw-native-sys/PTOAS#873, session 57, tester57m's b57m-11, read framework_error 0.45);
+    - ``Tests run: 10, Failures: 0, Errors: 0, Skipped: 0``, JUnit's and Maven Surefire's summary (``"Tests run: %d,
+      Failures: %d, Errors: %d, Skipped: %d"``, with ``, Time elapsed: %.3f s - in <class>`` after it on a test
+      class's line).
+    A count above zero keeps the line failing."""
+    if len(text) > COUNTS_MOST or RE_COUNTS.match(text) is None:
         return False
-    fields = [f.partition("=") for f in re.split(r",?\s+", text.strip())]
-    return all(ZERO.match(value) is not None for name, _, value in fields if name.lower() in COUNTED_FAILURE)
+    fields = RE_COUNT.finditer(text.split(", Time elapsed")[0])  # a label before them holds no count
+    return all(ZERO.match(f["value"]) is not None for f in fields if f["name"].split()[-1].lower() in COUNTED_FAILURE)
 
 
 PACKAGE_ABSENT = lazy_compile(r"^\s*[A-Za-z][\w.-]{0,60}: Module Not Found\s*$")

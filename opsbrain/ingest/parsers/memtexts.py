@@ -9,14 +9,15 @@ from opsbrain.ingest.screen import screened
 from opsbrain.lazyre import lazy_compile
 
 OOM_TEXT = screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|alloc) fail|fail(?:ed)? to (?:allocate|"
-           r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|memory is not enough|"
-           r"insufficient (?:device )?memory|not enough memory|EL0004|memory pool.*(?:full|exhaust)|"
-           r"is more than total mem size|greater than memory manager malloc max size|"
-           r"Available KV cache memory: -\d|No available memory for the cache blocks|"
-           r"KV cache is needed, which is larger than the available KV cache memory|"
-           r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired|"
-           r"can be stored in KV cache \(\d|\bMemory not enough:",
-           re.I)
+                    r"malloc)|alloc(?:ate)? memory fail|(?:acl)?rtMalloc\w* fail|Tried to allocate|"
+                    r"memory is not enough|insufficient (?:device )?memory|not enough memory|EL0004|"
+                    r"memory pool.*(?:full|exhaust)|"
+                    r"is more than total mem size|greater than memory manager malloc max size|"
+                    r"Available KV cache memory: -\d|No available memory for the cache blocks|"
+                    r"KV cache is needed, which is larger than the available KV cache memory|"
+                    r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired|"
+                    r"can be stored in KV cache \(\d|\bMemory not enough:",
+                    re.I)
 """A device or host memory allocation that failed, or an out-of-memory report (``mem:oom``)."""
 RE_OOM_ADVICE = lazy_compile(r"\b(?:may|might|could|can) (?:cause|lead to|result in|trigger) (?:an? )?"
                              r"(?:OOM|out[ -]of[ -]memory)\b", re.I)
