@@ -272,6 +272,8 @@ class TextView:
                 back := self._killed.setdefault(file, KilledTracebackScan()).step(line_no, line)):
             self._retract({(file, n) for n in back})  # a traceback that carried a kill's report (KilledTracebackScan)
             leave = leave or line_no in back  # the shell's Killed of a kill the program announced
+        ignored = (UNRAISABLE_CUE in line or file in self._ignored) and \
+            self._ignored.setdefault(file, UnraisableScan()).step(line_no, line)  # CPython printed it and went on
         if file in self._stopped or any(c in line for c in STOP_CUES):
             stop = self._stopped.setdefault(file, StopScan())
             held = self._held.setdefault(file, {})
@@ -285,11 +287,10 @@ class TextView:
                 if n in held:
                     self._take(held[n][0], file, n, held[n][1])
             held.clear()
-        if (UNRAISABLE_CUE in line or file in self._ignored) and \
-                self._ignored.setdefault(file, UnraisableScan()).step(line_no, line):
-            return  # an exception CPython printed and went on (ingest.unraisable)
-        if ("总用例数" in line or file in self._atk) and self._atk.setdefault(file, AtkSummaryScan()).step(line):
-            return  # ATK's summary table: its head, rules and the rows that hold no failure (ingest.testruns)
+        # ATK's summary table: its head, rules and the rows that hold no failure (ingest.testruns)
+        atk = ("总用例数" in line or file in self._atk) and self._atk.setdefault(file, AtkSummaryScan()).step(line)
+        if ignored or atk:
+            return  # (ignored: an exception CPython printed and went on, ingest.unraisable)
         if not leave:
             self._take(line, file, line_no, head)
 
