@@ -140,15 +140,14 @@ file is not in the container, and ``Driver version is less than 24.0.0, vmm is d
 0.99 accuracy read driver_firmware_error 0.59 from the first as a failed driver call (session 56, tester56j's
 b56j-01, a MindSpore notebook). The two whole lines only.
 Session 57 (tester57g, tester57d):
-- MindSpore's start-up advice on device memory, ``[WARNING] DEVICE(...) [.../ascend_memory_adapter.cc:103]
-  Initialize] Reserved memory size for other components(1073741824) is less than recommend size(4006430464), It may
-  lead to Out Of Memory in HCCL or other components, Please double check context key
-  'variable_memory_max_size'/'max_device_memory'``, and its distributed start's default, ``[WARNING] HCCL_ADPT(...)
-  [.../hccl_adapter.cc:63] GenHcclOptions] The environment variable DEPLOY_MODE is not set. Now set to default value
-  0`` (the file and function each line names; the second is on every HCCL start of MindSpore's CANN error-case pages,
-  before the failures that keep their own codes). A MindFormers LoRA fine-tune of Qwen-14B that trained to "Training
-  Over!" read framework_error 0.58 from the two (lincenying/ai-fae@43bc9da1 logs/qwen/14b/mindformer.log, blind
-  b57g-05). An out-of-memory that follows prints its own failure. The whole warnings only.
+- MindSpore's distributed start's default, ``[WARNING] HCCL_ADPT(...) [.../hccl_adapter.cc:63] GenHcclOptions] The
+  environment variable DEPLOY_MODE is not set. Now set to default value 0`` (the file and function the line names; it
+  is on every HCCL start of MindSpore's CANN error-case pages, before the failures that keep their own codes). A
+  MindFormers LoRA fine-tune of Qwen-14B that trained to "Training Over!" read framework_error 0.58 from it and from
+  the start-up advice above it, ``Reserved memory size for other components(1073741824) is less than recommend
+  size(4006430464), It may lead to Out Of Memory in HCCL or other components, ...`` (lincenying/ai-fae@43bc9da1
+  logs/qwen/14b/mindformer.log, blind b57g-05); that advice gives no ``mem:oom`` by the general rule for advice that
+  memory may run out (:data:`opsbrain.ingest.parsers.memtexts.RE_OOM_ADVICE`). The whole warning only.
 - torchvision's warning when its image extension does not load, ``UserWarning: Failed to load image Python extension:
   '<reason>'If you don't plan on using image functionality from `torchvision.io`, you can ignore this warning. ...``
   (torchvision/io/image.py, at import; the text says it may be ignored). MindCluster's quick start shows it in the log
@@ -203,8 +202,6 @@ RUN_NOTICES = (
     r"supported yet\.(?: \(function \w+\(\)\))?\s*$|"
     r"\bCheckVmmDriverVersion\] (?:Open file /etc/ascend_install\.info failed\.|Driver version is less than "
     r"[\d.]{1,20}, vmm is disabled by default, drvier_version: \S{0,40})\s*$|"
-    r"\bInitialize\] Reserved memory size for other components\(\d{1,20}\) is less than recommend size\(\d{1,20}\), "
-    r"It may lead to Out Of Memory in HCCL or other components, Please double check context key [\w'/]{1,80}\s*$|"
     r"\bGenHcclOptions\] The environment variable DEPLOY_MODE is not set\. Now set to default value \d{1,3}\s*$|"
     r"\bUserWarning: Failed to load image Python extension: |"
     r"^\s*Failed to (?:check for processor microcode upgrades|retrieve available kernel versions)\.\s*$"
