@@ -449,6 +449,17 @@ def _raised(text: str) -> re.Match[str] | None:
     return next((m for m in RE_EXC.finditer(text) if func is None or m.start(1) != func.start(1)), None)
 
 
+CARVE_OUTS = ((CFG_ENV_TEXT, (RE_SYSTEM_ENOENT, RE_ENV_ADVICE, RE_ENV_FALLBACK)), (OOM_TEXT, (RE_OOM_ADVICE,)))
+"""The words a text's match may rest on that do not count for it: a system path that does not exist, advice to set
+a variable, a variable's default taken (:mod:`.cfgenv`), advice that memory may run out (:mod:`.memtexts`)."""
+
+
+def _carved_out(rx: Screened, text: str) -> bool:
+    """Whether ``rx`` matches ``text`` only in words :data:`CARVE_OUTS` sets apart (looked at once ``rx`` matched)."""
+    cuts = next((c for r, c in CARVE_OUTS if r is rx), ())
+    return any(cut.search(text) and not rx.search(cut.sub(" ", text)) for cut in cuts)
+
+
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text) and "Traceback (most recent call last)" not in ctx.text:
         return False  # the line screen rules out every regex of this parser
@@ -465,19 +476,12 @@ def parse(ctx: LineCtx) -> bool:
             continue
         if rx in BELOW_ERROR_QUIET and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
             continue
-        if rx is CFG_ENV_TEXT and RE_SYSTEM_ENOENT.search(text) and not rx.search(RE_SYSTEM_ENOENT.sub(" ", text)):
+        if not rx.found(text) or _carved_out(rx, text):
             continue
-        if rx is CFG_ENV_TEXT and RE_ENV_ADVICE.search(text) and not rx.search(RE_ENV_ADVICE.sub(" ", text)):
-            continue
-        if rx is CFG_ENV_TEXT and RE_ENV_FALLBACK.search(text) and not rx.search(RE_ENV_FALLBACK.sub(" ", text)):
-            continue
-        if rx is OOM_TEXT and RE_OOM_ADVICE.search(text) and not rx.search(RE_OOM_ADVICE.sub(" ", text)):
-            continue
-        if rx.found(text):
-            dev = ctx.device()
-            ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
-            found = True
-            break
+        dev = ctx.device()
+        ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
+        found = True
+        break
     if m := _raised(text):
         name = m.group(2)
         if name in PADDLE_TO_PY and m.group(1) == name and RE_PADDLE_UNIMPLEMENTED.search(text):
