@@ -317,6 +317,24 @@ def quiet_counts(text: str) -> bool:
     return all(ZERO.match(f["value"]) is not None for f in fields if f["name"].split()[-1].lower() in COUNTED_FAILURE)
 
 
+ZERO_TALLY = lazy_compile(r"\b(?:failed|failures|errored|errors)[ \t]{0,3}[=:][ \t]{0,3}0{1,12}(?:/\d{1,12})?"
+                          r"(?![\w./])", re.I)
+"""A tally of failed items that counts none, anywhere on a line: ``failed = 0/199`` (none of 199), ``errors: 0``;
+only the counting words of :data:`FAILED_COUNT` (``Error: 0`` is a level's or an exception's word before a value)."""
+
+
+def quiet_zero_tallies(text: str, error_word: Callable[[str], object]) -> bool:
+    """Whether a line's error words are all in tallies that count no failure (:data:`ZERO_TALLY`): torch_npu's
+    compile-backend accuracy check prints one line per compared tensor set, ``grads : pass, max_abs = 0.0028408766,
+    mean_abs = 5.3323278e-07, failed = 0/199``, in a run its commit calls accurate (Ascend/pytorch@741ee42c, the
+    commit message's verification block; session 58, tester58u's b58u-08, read framework_error 0.50 through the text
+    fallback). Any other error word on the line, or a count above zero, keeps it failing; a line longer than twice
+    :data:`COUNTS_MOST` is no such summary."""
+    if len(text) > 2 * COUNTS_MOST or ZERO_TALLY.search(text) is None:
+        return False
+    return error_word(ZERO_TALLY.sub(" ", text)) is None
+
+
 PACKAGE_ABSENT = lazy_compile(r"^\s*[A-Za-z][\w.-]{0,60}: Module Not Found\s*$")
 """An environment report's line for a package the report looked for and did not find: sglang's ``python -m
 sglang.check_env`` prints each package of its list as ``name: version`` and, where the import fails, ``name: Module
@@ -432,7 +450,7 @@ def quiet_field(text: str, error_word: Callable[[str], object]) -> bool:
         return True
     if quiet_progress(text, error_word) or quiet_metric_list(text, error_word) or quiet_block_key(text, error_word) \
             or quiet_table_metric(text) or quiet_launch_config(text, error_word) or quiet_step_metrics(text) \
-            or quiet_counts(text) or PACKAGE_ABSENT.match(text) is not None:
+            or quiet_counts(text) or quiet_zero_tallies(text, error_word) or PACKAGE_ABSENT.match(text) is not None:
         return True
     m = RE_NAMED_FIELD.match(text)
     if m is None:

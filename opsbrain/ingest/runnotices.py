@@ -160,6 +160,20 @@ Session 57 (tester57g, tester57d):
   MindIE LLM's docker install guide shows them in the output of an install it calls successful (Ascend/MindIE-LLM@
   8b4871ad docs/zh/user_guide/install/source/docker_installation.md, blind b57d-10, read config_error 0.56). The
   whole lines only.
+Session 58 (the left list of session 57: blind b55l-09, b56b-06, b57j-05):
+- MindSpore's start-up package check (``AscendEnvChecker.check_version`` and ``check_deps_version``,
+  mindspore/python/mindspore/run_check/_check_version.py, the file each line names): it reads the major.minor of the
+  installed CANN package and of its ``te`` / ``hccl`` wheels (``topi`` in 1.x) and compares them with a fixed list of
+  the releases MindSpore was tested with (``self.version = ["8.2", "8.3", "8.5"]`` in one release); a release not in
+  the list gives ``MindSpore version 2.4.10 and Ascend AI software package (Ascend Data Center Solution)version 7.3
+  does not match, ...`` and ``MindSpore version 2.4.10 and "te" wheel package version 7.3 does not match. ...`` at
+  WARNING, then ``Please pay attention to the above warning, countdown: 3`` .. ``1`` a second apart, and the import
+  goes on: nothing is raised. Five healthy runs of the blind sets print them (three read config_error 0.70-0.72 from
+  them alone: MindSpore 1.1.1 on Ascend with a "te" 1.0 wheel whose BERT pre-training logs steps, MindNLP notebooks
+  on ModelArts that trained to the end), and no fault excerpt rests on them alone but y010 (a symptom-only label,
+  whose traceback is cut before its exception). A release that really does not fit fails in its own words (an
+  undefined symbol, ``libge_runner.so: cannot open shared object file``, an operator missing), which keep their
+  readings. The check's message only, with its two package forms.
 """
 
 from __future__ import annotations
@@ -204,7 +218,9 @@ RUN_NOTICES = (
     r"[\d.]{1,20}, vmm is disabled by default, drvier_version: \S{0,40})\s*$|"
     r"\bGenHcclOptions\] The environment variable DEPLOY_MODE is not set\. Now set to default value \d{1,3}\s*$|"
     r"\bUserWarning: Failed to load image Python extension: |"
-    r"^\s*Failed to (?:check for processor microcode upgrades|retrieve available kernel versions)\.\s*$"
+    r"^\s*Failed to (?:check for processor microcode upgrades|retrieve available kernel versions)\.\s*$|"
+    r"\bMindSpore version [\w.+-]{1,40} and (?:Ascend AI software package \(Ascend Data Center Solution\) ?version|"
+    r"\"(?:te|hccl|topi)\" wheel package version) [\w.+-]{0,40} does not match[,.] "
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
 

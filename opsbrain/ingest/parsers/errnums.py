@@ -90,6 +90,16 @@ def reason_code(said: str) -> int | None:
     return reasons.get(said) or reasons.get(said.removesuffix(".").rstrip())
 
 
+def driver_return_read(text: str) -> bool:
+    """Whether the line's failed driver call prints a return code the knowledge base decodes (``drvRetCode=48``,
+    DRV_ERROR_NO_STREAM_RESOURCES, read here as ACL 207008): the code says why the call failed, and
+    the runtime's ``[driver interface] halResourceIdAlloc streamid failed`` is no failure of the driver's own. Session
+    58: the runtime FAQ's restarted process that found the device's streams held by its dead predecessor (blind
+    b57l-03, config_error) read driver_firmware_error 0.45 from the call's words beside six 207008 lines. A code the
+    table maps to the driver (17, DRV_ERROR_IOCTL_FAIL, 507899) still speaks for it by its own kind."""
+    return any(int(m.group(1)) in driver_codes() for m in RE_DRV_RETCODE.finditer(text))
+
+
 def parse(ctx: LineCtx) -> bool:
     if not _ANY.may(ctx.text):  # the line screen rules out every regex of this parser: no signal here
         return False

@@ -36,6 +36,7 @@ from opsbrain.ingest.parsers.cfgenv import (  # noqa: F401 (CFG_SETTING, RE_LEVE
 )
 from opsbrain.ingest.parsers.cfgenv import tagged_below_error as _tagged_below_error
 from opsbrain.ingest.parsers.ctx import LineCtx, rt_func
+from opsbrain.ingest.parsers.errnums import driver_return_read
 from opsbrain.ingest.parsers.hostenv import (
     RE_CKPT_NOT_ZIP,
     RE_DATASETS_DISK,
@@ -48,6 +49,13 @@ from opsbrain.ingest.parsers.hostenv import (
 )
 from opsbrain.ingest.parsers.memtexts import OOM_TEXT, RE_OOM_ADVICE
 from opsbrain.ingest.parsers.mssanitizer import RE_MSSANITIZER_REPORT
+from opsbrain.ingest.parsers.pyexc import (
+    CPP_TO_PY,
+    RE_CALL_SIGNATURE,
+    RE_CPP_UNCAUGHT,
+    RE_PADDLE_ENFORCE,
+    RE_STOP_ITERATION,
+)
 from opsbrain.ingest.screen import Screened, group_of, screened
 from opsbrain.lazyre import lazy_compile
 
@@ -58,34 +66,6 @@ RE_VENDOR_ATTR = screened(r"module '(?:torch_npu|mindspore|mindie\w*|vllm_ascend
 """An Ascend package that lacks an API its caller expects: the installed version is not the one the caller was
 written for (vllm-ascend#340: ``module 'torch_npu' has no attribute '_npu_flash_attention'``, closed by the
 maintainer as 'install the wrong pytorch version')."""
-RE_CPP_UNCAUGHT = screened(r"terminate called after throwing an instance of '([\w:]*)")
-"""A C++ exception nobody caught: libstdc++'s verbose terminate handler, the default of g++ programs, prints
-``terminate called after throwing an instance of 'c10::Error'`` and aborts (GCC libstdc++ manual, "Verbose Terminate
-Handler"). It is the error a Python caller would have seen as ``RuntimeError``: pybind11 translates ``std::exception``
-and the subclasses it does not name otherwise (:data:`CPP_TO_PY`) to ``RuntimeError`` (pybind11 docs, "Exceptions:
-built-in C++ to Python exception translation"),
-PyTorch its ``c10::Error`` likewise; here it escaped in a C++ thread (a collective's, a data loader's) instead. Read as
-that exception: the program's own failure, which names no cause (a bare RuntimeError counts as little)."""
-RE_PADDLE_ENFORCE = screened(r"\braises an EnforceNotMet exception\b")
-"""An operator or grad node that failed one of Paddle's checks (``PADDLE_ENFORCE``): the executor logs it at glog
-WARNING and rethrows it (PaddlePaddle/Paddle paddle/fluid/framework/new_executor/pir_interpreter.cc: ``LOG(WARNING)
-<< instr_node->Name() << " raises an EnforceNotMet exception " ...`` then ``exception_holder_.Catch(...)``, which the
-run rethrows; ``Instruction OP id: 0, Ir OP id: 1100, pd_op.conv3d raises an EnforceNotMet exception
-common::enforce::EnforceNotMet`` in Paddle#75300; the eager backward's ``W0120 ... backward.cc:462] While running Node
-(MultiplyGradNode) raises an EnforceNotMet exception`` followed by the traceback, PaddleX#4920). Despite its WARNING
-level the run fails: read as the exception the Python caller gets, ``py:RuntimeError`` at error severity (a program's
-own failure that names no cause, as :data:`RE_CPP_UNCAUGHT`); a stronger line of the same failure (an ACL code, an
-out-of-memory message) still decides."""
-RE_STOP_ITERATION = screened(r"^\s*(?:\[rank\d+\]:\s*)?StopIteration(?::|\s*$)")
-"""A traceback's last line for an uncaught ``StopIteration``, which no other exception line names (its name ends in
-none of :data:`RE_EXC`'s words): ``next()`` on an exhausted iterator outside a generator ends the program (the
-Python reference, "Built-in Exceptions": raised by ``next()`` and an iterator's ``__next__()``; inside a generator
-it becomes ``RuntimeError: generator raised StopIteration``, PEP 479). Ascend/pytorch's porting guide FAQ shows
-mmdetection's training stop there, in torch's module ``__call__`` hook (``var = next((v for v in var.values() if
-isinstance(v, torch.Tensor)))``): the program's failure, ``py:StopIteration`` (session 47, the lead: tester47k's
-b47k-05 read nothing but the traceback header and abstained; now framework_error 0.60). Only the exception line
-itself, not a frame's ``raise StopIteration`` nor a sentence naming it. The knowledge base gives it no signature: one
-would refit the engine, and that refit lost 3 dev answers in-sample and 3 cross-fitted by project."""
 RE_PADDLE_UNIMPLEMENTED = screened(r"(?:^|[\s:\]>|])(?:\(Unimplemented\) |UnimplementedError: "
                                    r"(?=[^\n]{0,2000}?(?:\[Hint: |\(at \S)))")
 """Paddle's error type UNIMPLEMENTED, the feature or operator case a kernel does not implement: its error summary
@@ -102,12 +82,6 @@ enforce.h): TensorFlow raises an exception of the same name (tensorflow/python/f
 which is neither an unsupported operator nor Python's NotImplementedError (review47)."""
 PADDLE_TO_PY = {"UnimplementedError": "NotImplementedError"}
 """The Python exception Paddle raises for its error type (same translation), where the summary's own name differs."""
-CPP_TO_PY = {"std::bad_alloc": "MemoryError", "std::domain_error": "ValueError", "std::invalid_argument": "ValueError",
-             "std::length_error": "ValueError", "std::range_error": "ValueError", "std::out_of_range": "IndexError",
-             "std::overflow_error": "OverflowError"}
-"""The standard exceptions pybind11 translates to another Python type than ``RuntimeError`` (pybind11 docs,
-"Built-in C++ to Python exception translation"): ``std::bad_alloc`` is the host's memory (``MemoryError``), not the
-program's RuntimeError."""
 RE_SOC_PACKAGE = screened(r"\bsocversion \S+ of bin package does not match|\bbin soc version \S+ is incorrect|"
                           r"\bcur soc version \S+ not found", re.I)
 """A kernel package built for another chip: the Ascend C runtime checks, before it loads a kernel binary, the SoC the
@@ -476,7 +450,7 @@ def parse(ctx: LineCtx) -> bool:
             continue
         if rx in BELOW_ERROR_QUIET and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
             continue
-        if not rx.found(text) or _carved_out(rx, text):
+        if not rx.found(text) or _carved_out(rx, text) or (kind == "drv:api_error" and driver_return_read(text)):
             continue
         dev = ctx.device()
         ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)
@@ -499,6 +473,9 @@ def parse(ctx: LineCtx) -> bool:
         found = True
     elif m := RE_CPP_UNCAUGHT.search(text):
         ctx.add(f"py:{CPP_TO_PY.get(m.group(1), 'RuntimeError')}", ctx.node, exception_severity(ctx, warning))
+        found = True
+    elif RE_CALL_SIGNATURE.search(text):
+        ctx.add("py:TypeError", ctx.node, exception_severity(ctx, warning))
         found = True
     elif "Traceback (most recent call last)" in text:
         ctx.add("py:traceback", ctx.node, 1)
