@@ -9,14 +9,20 @@
   (b58u-08, torch_npu's compile-backend accuracy check, read framework_error 0.50).
 - CPython's messages of a call that does not fit its function read ``py:TypeError`` without their class (b58q-08,
   sglang's ``Error in request: ... missing 1 required positional argument: 'interpolation'``, read nothing).
+- unittest's and googletest's closing lines of a run that passed are progress lines: the errors its tests raised on
+  purpose are failures the run went on from (b58x-07, MindIE-SD's unit tests, and b58y-09, hicann/runtime's, both read
+  config_error 0.60).
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+from typing import Any
 
 import yaml
 
+from opsbrain.diagnosis.oneclick import diagnose_logs
 from opsbrain.diagnosis.realtext import has_error_word
 from opsbrain.ingest.benign import BENIGN
 from opsbrain.ingest.readouts import quiet_field, quiet_zero_tallies
@@ -29,7 +35,8 @@ def _texts(*names: str) -> dict[str, str]:
     return {e["id"]: e["text"] for name in names for e in yaml.safe_load((BLIND / name).read_text())}
 
 
-TEXTS = _texts("blind55_healthy.yaml", "blind57_healthy.yaml", "blind57.yaml", "blind58.yaml", "blind58_healthy.yaml")
+TEXTS = _texts("blind55_healthy.yaml", "blind57_healthy.yaml", "blind57.yaml", "blind58.yaml",
+               "blind58_healthy.yaml")
 PACKAGE, TE_WHEEL, HCCL_WHEEL = (TEXTS["b57j-05"].splitlines()[i] for i in (0, 2, 3))
 """A MindNLP notebook's start on ModelArts, MindSpore 2.4.10 with a CANN 7.3 package (b57j-05)."""
 TOPI_1X = TEXTS["b55l-09"].splitlines()[1]
@@ -87,3 +94,20 @@ def test_call_signature_messages_read_type_error() -> None:
         assert kinds(line) == ["py:TypeError"], line
     # the words in a sentence or a comment name no call
     assert kinds("Please pass the missing 1 required positional argument") == []
+
+
+def _diagnose(engine: Any, text: str) -> dict[str, Any]:
+    return diagnose_logs("-", engine, stdin=io.BytesIO(text.encode()))["diagnosis"]
+
+
+def test_passed_unit_test_runs_went_on(engine: Any) -> None:
+    for run in ("b58x-07", "b58y-09"):
+        text = TEXTS[run]
+        d = _diagnose(engine, text)
+        assert d["fault_class"] == "unknown", run
+        assert any("went on after its last failure" in x for x in d["evidence"]), run
+    # the same runs ending in failure keep an answer: the closing lines say the tests failed
+    failed_unittest = TEXTS["b58x-07"].replace("\nOK", "\nFAILED (failures=1)")
+    failed_gtest = TEXTS["b58y-09"].replace("[  PASSED  ] 3 tests.", "[  FAILED  ] 1 test, listed below:")
+    for text in (failed_unittest, failed_gtest):
+        assert not any("went on after its last failure" in x for x in _diagnose(engine, text)["evidence"])
