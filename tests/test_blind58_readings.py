@@ -9,6 +9,8 @@
   (b58u-08, torch_npu's compile-backend accuracy check, read framework_error 0.50).
 - CPython's messages of a call that does not fit its function read ``py:TypeError`` without their class (b58q-08,
   sglang's ``Error in request: ... missing 1 required positional argument: 'interpolation'``, read nothing).
+- torch_npu's canned advice under ERR00100, written over several lines, names HCCL_EXEC_TIMEOUT as a setting one may
+  change, not a timeout (b58p-03, read collective_timeout_sw 0.50 by the engine).
 - unittest's and googletest's closing lines of a run that passed are progress lines: the errors its tests raised on
   purpose are failures the run went on from (b58x-07, MindIE-SD's unit tests, and b58y-09, hicann/runtime's, both read
   config_error 0.60).
@@ -111,3 +113,12 @@ def test_passed_unit_test_runs_went_on(engine: Any) -> None:
     failed_gtest = TEXTS["b58y-09"].replace("[  PASSED  ] 3 tests.", "[  FAILED  ] 1 test, listed below:")
     for text in (failed_unittest, failed_gtest):
         assert not any("went on after its last failure" in x for x in _diagnose(engine, text)["evidence"])
+
+
+def test_multi_line_advice_names_no_timeout() -> None:
+    advice = next(x for x in TEXTS["b58p-03"].splitlines() if "HCCL_EXEC_TIMEOUT" in x)
+    assert "You can set the interval by using HCCL_EXEC_TIMEOUT" in advice
+    assert "hccl:exec_timeout" not in kinds(advice)
+    # a timeout HCCL reports, naming the variable, is still one
+    assert "hccl:exec_timeout" in kinds("[ERROR] HCCL(3417,python3):2024-05-06-10:12:45.123.456 [task_exception.cc:90] "
+                                        "execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded")

@@ -75,7 +75,8 @@ the ``no connect`` rows are a rank's own transport or port errors: they stay wit
 RoCE port-down's die prints the error CQE; hicann/hccl docs, Error CQE Occurred)."""
 RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT)(?: (?:set by \w+ to \[\d+\]"
                               r"|(?:is )?not set,? (?:so )?(?:using|use) (?:the )?default)"
-                              r"|\" is (?:parsed\.|not set\. Default value is used))")
+                              r"|\" is (?:parsed\.|not set\. Default value is used))"
+                              r"|\bYou can set the interval by using HCCL_(?:EXEC|CONNECT)_TIMEOUT\b")
 """A timeout's value being set, not a timeout: HCCL's start-up line naming each timeout and where its value came from
 (``[INFO] HCCL(114725,python3):... [externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set by environment to
 [130]s``, every job's plog in ascend-fd's st_transport_init fixture; the multi-rank analysis reads the values from
@@ -85,7 +86,13 @@ value is used.``, INFO lines HCCL prints for each variable it reads: hicann/hccl
 fault_diagnosis/debug_thinking.md, the 950 "base_config" listing; session 41).
 A line that only gives the variable a number (``export HCCL_EXEC_TIMEOUT=1836``, an environment dump, a Python dict:
 :data:`opsbrain.ingest.benign.SETTING_LINE`) is none either. An error that names the variable, with its value or not
-(``execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded``), is still a timeout."""
+(``execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded``), is still a timeout. Nor is the canned advice torch_npu prints
+under ERR00100 (``Possible Cause: ... 2. The execution speed on some NPU in the cluster is too slow to complete a
+communication operation within the timeout interval. (The default timeout interval is 1800s, You can set the interval
+by using HCCL_EXEC_TIMEOUT.)``): where the advice is written over several lines, the line that names the variable
+comes after the ``Possible Cause:`` head that cuts a one-line rendering (:data:`opsbrain.ingest.parsers.ADVICE`), and
+it read ``hccl:exec_timeout`` under an sglang copy that failed with ``tsfw unknown error`` (session 58, tester58p's
+b58p-03: the engine's collective_timeout_sw 0.50, overruled by the text model)."""
 RE_STAGE_TAG = screened(r"\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[(Ranktable(?:Config|Check|Detect))\]")
 """HCCL's multi-level search keywords (hicann/hccl docs/zh/user_guide/fault_diagnosis/debug_thinking.md, "HCCL
 多级检索关键字"): a stage tag and a scene tag on every error of that scene. Two of the init-stage scenes are rank
