@@ -52,6 +52,9 @@ def test_mindspores_package_check_is_a_notice() -> None:
     for line in (PACKAGE, TE_WHEEL, HCCL_WHEEL, TOPI_1X):
         assert "does not match" in line
         assert BENIGN.search(line) and kinds(line) == [], line
+    # text after the check's message on the same line keeps its reading (review58)
+    joined = PACKAGE + " Traceback (most recent call last): RuntimeError: device error"
+    assert not BENIGN.search(joined) and "py:RuntimeError" in kinds(joined)
     # the check's failures and a mismatch stated by another program keep their reading
     assert not BENIGN.search("[CRITICAL] ME(1:2,MainProcess):2024-01-01-00:00:00.000.000 [mindspore/run_check/"
                              "_check_version.py:350] MindSpore relies on whl package \"te\" in Ascend AI software "
@@ -68,6 +71,8 @@ def test_a_decoded_driver_return_reads_as_its_code() -> None:
     bare = STREAM_CALL.replace(", drvRetCode=48!", "!")
     assert "drv:api_error" in kinds(bare)
     assert "drv:api_error" in kinds(STREAM_CALL.replace("drvRetCode=48", "drvRetCode=99999"))
+    # at WARNING the runtime does not report the code (it retries): the call's failure keeps its reading (review58)
+    assert "drv:api_error" in kinds(STREAM_CALL.replace("[ERROR] RUNTIME", "[WARNING] RUNTIME"))
 
 
 ACCURACY = [x for x in TEXTS["b58u-08"].splitlines() if "failed = 0/" in x]
@@ -82,9 +87,13 @@ def test_zero_tallies_are_no_failing_line() -> None:
         assert has_error_word(line) is not None and quiet_field(line, has_error_word), line
     # a count above zero, a ratio with failures, or another error word keeps the line failing
     for line in ("grads : fail, max_abs = 0.31, failed = 3/199", "failed = 1/199", "errors: 0, RuntimeError: boom",
-                 "failed: 0x7020010", "errors = 0.5"):
+                 "failed: 0x7020010", "errors = 0.5",
+                 # a zero that is no tally of a field (review58): glog's fatal check, a list of ids, a return value
+                 "F0101 12:00:00.000 123 hccl_adapter.cc:88] Check failed: 0 == ret (0 vs. 7)", "ranks failed: 0,1,3",
+                 "devices failed: 0-7", "aclrtSetDevice failed: 0 (ret=507033)", "Assertion failed: 0, file x.c",
+                 "write failed: 0 bytes written, disk full"):
         assert not quiet_zero_tallies(line, has_error_word), line
-    assert quiet_zero_tallies("summary: errors: 0, failed = 0", has_error_word)
+    assert quiet_zero_tallies("errors: 0, failed = 0", has_error_word)
 
 
 def test_call_signature_messages_read_type_error() -> None:
@@ -119,6 +128,9 @@ def test_multi_line_advice_names_no_timeout() -> None:
     advice = next(x for x in TEXTS["b58p-03"].splitlines() if "HCCL_EXEC_TIMEOUT" in x)
     assert "You can set the interval by using HCCL_EXEC_TIMEOUT" in advice
     assert "hccl:exec_timeout" not in kinds(advice)
-    # a timeout HCCL reports, naming the variable, is still one
+    # a timeout HCCL reports, naming the variable, is still one, with the advice after it too (review58)
+    assert "hccl:exec_timeout" in kinds("[ERROR] HCCL(3417,python3):2024-05-06-10:12:45.123.456 [task_exception.cc:90] "
+                                        "execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded. You can set the interval "
+                                        "by using HCCL_EXEC_TIMEOUT")
     assert "hccl:exec_timeout" in kinds("[ERROR] HCCL(3417,python3):2024-05-06-10:12:45.123.456 [task_exception.cc:90] "
                                         "execute timeout, HCCL_EXEC_TIMEOUT=1836s exceeded")

@@ -26,9 +26,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from opsbrain.fastre import fast_search
+from opsbrain.ingest.testruns import UNITTEST_RAN, outcome_words
 from opsbrain.lazyre import lazy_compile
 from opsbrain.verdict import UNKNOWN, Diagnosis
 
+GTEST_RAN = r"^\s*\[==========\] \d+ tests? from \d+ test (?:suite|case)s? ran\."
+"""googletest's closing count (``[==========] 3 tests from 1 test suite ran. (4 ms total)``; googletest/src/gtest.cc
+``PrettyUnitTestResultPrinter::OnTestIterationEnd``), before its ``[  PASSED  ]`` / ``[  FAILED  ]`` verdict."""
+TEST_PASSED = (r"^\s*(?:OK(?: \((?:skipped|expected failures)=\d{1,9}(?:, (?:skipped|expected failures)=\d{1,9})?\))?"
+               r"\s*$|\[       OK \] \S|\[  PASSED  \] \d{1,9} tests?\.)")
+"""The heads of :data:`~opsbrain.ingest.testruns.PASSED_RECORD`'s unittest and googletest forms, with bounded repeats
+(that regex reads whole lines by ``match`` after a cheap cue; a progress line is searched for on every held line, so
+no repeat may nest in another: tests/test_review53.py)."""
 PROGRESS = lazy_compile(
     r"(?:\b|_)loss\b['\"]?\s*(?:is\s*|[:=]\s*)?[-+]?\d"
     r"|\b(?:acc(?:uracy)?|top-?[15](?:[-_ ]?(?:acc|err))?|map|f1|ppl|perplexity|bleu|srcc|plcc|psnr|ssim)\b"
@@ -37,9 +46,7 @@ PROGRESS = lazy_compile(
     r"|\btokens?/s\b|\bsamples?/s(?:ec)?\b|\bit/s\b|\bthroughput\b"
     r"|\b(?:success(?:ful(?:ly)?)?|succeed(?:ed)?|completed?|finished)\b"
     r"|\bstartup complete\b|\buvicorn running\b|\bserving on\b|\bexit(?:ed)? with (?:code )?0\b"
-    r"|^\s*Ran \d+ tests? in \d+(?:\.\d+)?s\s*$|^\s*OK(?: \(skipped=\d+\))?\s*$"
-    r"|^\s*\[ {7}OK \] \S|^\s*\[  PASSED  \] \d+ tests?\."
-    r"|^\s*\[==========\] \d+ tests? from \d+ test (?:suite|case)s? ran\.", re.I)
+    rf"|(?-i:{TEST_PASSED})|(?-i:{UNITTEST_RAN.pattern})|(?-i:{GTEST_RAN})", re.I)
 """A line that says the program is working or is done: a training loop's loss, metric or step counter (``epoch: 1 step:
 77, loss is 7.187697``, MindSpore's LossMonitor; ``Epoch: 20 Loss:0.0107 Accuarcy: 0.9979``; transformers' Trainer's
 logs dict ``{'loss': 0.6931, ..., 'epoch': 0.3}`` and ``'train_loss': 9.11``), a server's throughput (vLLM's ``Avg
@@ -47,15 +54,14 @@ prompt throughput: 1638.4 tokens/s``, vllm/v1/metrics/loggers.py) or its start (
 complete.``), a tool's ``... finished`` / ``run success`` / ``exit with 0``, unittest's closing count and verdict of
 a run that passed (``Ran 17 tests in 0.038s`` then ``OK`` or ``OK (skipped=2)``, CPython Lib/unittest/runner.py
 ``TextTestRunner.run``; a run with failures ends ``FAILED (failures=1)``: session 58, tester58x's b58x-07,
-MindIE-SD's unit tests that raise its error codes on purpose and pass, read config_error 0.60), and googletest's per
-test and closing lines of tests that passed (``[       OK ] Suite.Test (0 ms)``, the closing ``[==========] 3 tests
-from 1 test suite ran. (4 ms total)`` and ``[  PASSED  ] 3 tests.``, googletest/src/gtest.cc
-``PrettyUnitTestResultPrinter``; a failed test prints ``[  FAILED  ]``: tester58y's b58y-09, hicann/runtime's unit
-tests whose stubbed driver calls fail on purpose, read config_error 0.60). With an error word it is no progress line
-(``Wait links establish completed failed``), nor is a status readout's field (the scan's test). The blanks around a
-separator are one optional group and a repeat (``(?:\\s*[:=])?\\s*``): two repeats of blanks on either side of an
-optional colon split a run of blanks in O(n^2) ways under ``re``, the path that runs without RE2 (review53: ``step``
-and 32,000 blanks took ~10 s)."""
+MindIE-SD's unit tests that raise its error codes on purpose and pass, read config_error 0.60), googletest's records
+of a test that passed (:data:`TEST_PASSED`: ``[       OK ] Suite.Test (0 ms)`` and ``[  PASSED  ] 3 tests.``) with
+its closing count (:data:`GTEST_RAN`): tester58y's b58y-09, hicann/runtime's unit tests whose stubbed driver calls
+fail on purpose, read config_error 0.60. The test runners' forms are matched case-sensitively (a bare ``ok`` is no
+verdict). With an error word it is no progress line (``Wait links establish completed failed``), nor is a status
+readout's field (the scan's test). The blanks around a separator are one optional group and a repeat
+(``(?:\\s*[:=])?\\s*``): two repeats of blanks on either side of an optional colon split a run of blanks in O(n^2)
+ways under ``re``, the path that runs without RE2 (review53: ``step`` and 32,000 blanks took ~10 s)."""
 AFTER = 2
 """reason: how many progress lines must follow the last failing line. One is too few: a platform's ``Training
 completed.`` after a crash it reported, a tool's ``analyze model finished.`` after its error (session 53, the
@@ -234,8 +240,10 @@ def progress_scan() -> ProgressScan:
     below, notice = BELOW_WARNING.search, EXIT_NOTICES.search
 
     def failing(line: str) -> Any:
-        """An error word, not an exit notice's (:data:`~opsbrain.ingest.runnotices.EXIT_NOTICES`)."""
-        return None if (m := has_error_word(line)) is None or notice(line) else m
+        """An error word, not an exit notice's (:data:`~opsbrain.ingest.runnotices.EXIT_NOTICES`) nor a test runner's
+        record of a test that passed (``[       OK ] Api.StreamCreateFailed (1 ms)``: its name is its author's words,
+        :func:`~opsbrain.ingest.testruns.outcome_words`, as the text view reads it)."""
+        return None if (m := has_error_word(outcome_words(line))) is None or notice(line) else m
 
     return ProgressScan(failing, lambda text: below(text) if text else None, readout_line, stated_error)
 

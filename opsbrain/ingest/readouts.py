@@ -317,10 +317,13 @@ def quiet_counts(text: str) -> bool:
     return all(ZERO.match(f["value"]) is not None for f in fields if f["name"].split()[-1].lower() in COUNTED_FAILURE)
 
 
-ZERO_TALLY = lazy_compile(r"\b(?:failed|failures|errored|errors)[ \t]{0,3}[=:][ \t]{0,3}0{1,12}(?:/\d{1,12})?"
-                          r"(?![\w./])", re.I)
-"""A tally of failed items that counts none, anywhere on a line: ``failed = 0/199`` (none of 199), ``errors: 0``;
-only the counting words of :data:`FAILED_COUNT` (``Error: 0`` is a level's or an exception's word before a value)."""
+ZERO_TALLY = lazy_compile(r"(?:^|,)[ \t]{0,3}(?:" + "|".join(sorted(FAILED_COUNT)) + r")[ \t]{0,3}[=:][ \t]{0,3}0{1,12}"
+                          r"(?:/\d{1,12})?(?=[,\s]|$)", re.I)
+"""A tally of failed items that counts none, as a whole field of a comma-separated line: ``failed = 0/199`` (none of
+199), ``errors: 0``; only the counting words of :data:`FAILED_COUNT`. The field must start the line or follow a comma
+and end at a blank, a comma or the line's end (the reader may join two such rows into one line): ``Check failed: 0 ==
+ret (0 vs. 7)`` (glog's fatal check), ``ranks failed: 0,1,3``, ``aclrtSetDevice failed: 0 (ret=507033)``, ``Assertion
+failed: 0, file x.c`` are no tallies (review58)."""
 
 
 def quiet_zero_tallies(text: str, error_word: Callable[[str], object]) -> bool:

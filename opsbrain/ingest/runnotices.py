@@ -173,7 +173,8 @@ Session 58 (the left list of session 57: blind b55l-09, b56b-06, b57j-05):
   on ModelArts that trained to the end), and no fault excerpt rests on them alone but y010 (a symptom-only label,
   whose traceback is cut before its exception). A release that really does not fit fails in its own words (an
   undefined symbol, ``libge_runner.so: cannot open shared object file``, an operator missing), which keep their
-  readings. The check's message only, with its two package forms.
+  readings. The check's message only, with its two package forms, to the install guide's address that ends it
+(review58: text after it on the same line keeps its reading).
 """
 
 from __future__ import annotations
@@ -220,7 +221,8 @@ RUN_NOTICES = (
     r"\bUserWarning: Failed to load image Python extension: |"
     r"^\s*Failed to (?:check for processor microcode upgrades|retrieve available kernel versions)\.\s*$|"
     r"\bMindSpore version [\w.+-]{1,40} and (?:Ascend AI software package \(Ascend Data Center Solution\) ?version|"
-    r"\"(?:te|hccl|topi)\" wheel package version) [\w.+-]{0,40} does not match[,.] "
+    r"\"(?:te|hccl|topi)\" wheel package version) [\w.+-]{0,40} does not match[,.] [^\n]{0,300}?"
+    r"https://www\.mindspore\.cn/install\S{0,100}\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
 

@@ -90,14 +90,21 @@ def reason_code(said: str) -> int | None:
     return reasons.get(said) or reasons.get(said.removesuffix(".").rstrip())
 
 
-def driver_return_read(text: str) -> bool:
-    """Whether the line's failed driver call prints a return code the knowledge base decodes (``drvRetCode=48``,
-    DRV_ERROR_NO_STREAM_RESOURCES, read here as ACL 207008): the code says why the call failed, and
-    the runtime's ``[driver interface] halResourceIdAlloc streamid failed`` is no failure of the driver's own. Session
-    58: the runtime FAQ's restarted process that found the device's streams held by its dead predecessor (blind
-    b57l-03, config_error) read driver_firmware_error 0.45 from the call's words beside six 207008 lines. A code the
-    table maps to the driver (17, DRV_ERROR_IOCTL_FAIL, 507899) still speaks for it by its own kind."""
-    return any(int(m.group(1)) in driver_codes() for m in RE_DRV_RETCODE.finditer(text))
+def driver_acl_codes(text: str) -> list[int]:
+    """The AscendCL codes of the driver return codes a line prints (``drvRetCode=48`` is ACL 207008; codes.yaml
+    ``driver_return_codes``); a code the table does not list gives none."""
+    return [a for m in RE_DRV_RETCODE.finditer(text) if (a := driver_codes().get(int(m.group(1))))]
+
+
+def driver_return_read(ctx: LineCtx) -> bool:
+    """Whether this parser reads the line's failed driver call by its return code (:func:`driver_acl_codes`, at a
+    level the line does not state below ERROR: at WARNING the runtime retries): the code says why the call failed
+    (``drvRetCode=48``, DRV_ERROR_NO_STREAM_RESOURCES, ACL 207008), and the runtime's ``[driver interface]
+    halResourceIdAlloc streamid failed`` is no failure of the driver's own. Session 58: the runtime FAQ's restarted
+    process that found the device's streams held by its dead predecessor (blind b57l-03, config_error) read
+    driver_firmware_error 0.45 from the call's words beside six 207008 lines. A code the table maps to the driver (17,
+    DRV_ERROR_IOCTL_FAIL, 507899) still speaks for it by its own kind."""
+    return not (ctx.stated and ctx.sev < 2) and bool(driver_acl_codes(ctx.text))
 
 
 def parse(ctx: LineCtx) -> bool:
@@ -119,7 +126,7 @@ def parse(ctx: LineCtx) -> bool:
     acls += [a for m in RE_RT_REASON.finditer(text) if (a := reason_code(m.group(1)))]
     acls += [a for n in ts_numbers(text) if (a := inner.get(TS_ERRORS[n][1]))]
     if not (ctx.stated and ctx.sev < 2):  # at WARNING the runtime retries a small-page allocation on huge pages
-        acls += [a for m in RE_DRV_RETCODE.finditer(text) if (a := driver_codes().get(int(m.group(1))))]
+        acls += driver_acl_codes(text)
     for acl in dict.fromkeys(acls):
         ctx.add(f"rt:{acl}", comp, 2, device=dev)
     if (m := RE_DCMI.search(text)) and (kind := DCMI_KIND.get(int(m.group(1)))) and _DCMI_CONTEXT.search(text):

@@ -450,7 +450,7 @@ def parse(ctx: LineCtx) -> bool:
             continue
         if rx in BELOW_ERROR_QUIET and (warning or (ctx.stated and ctx.sev < 2) or _tagged_below_error(text)):
             continue
-        if not rx.found(text) or _carved_out(rx, text) or (kind == "drv:api_error" and driver_return_read(text)):
+        if not rx.found(text) or _carved_out(rx, text) or (kind == "drv:api_error" and driver_return_read(ctx)):
             continue
         dev = ctx.device()
         ctx.add(kind, ctx.npu(dev) or ctx.node, 2, device=dev)

@@ -76,7 +76,8 @@ RoCE port-down's die prints the error CQE; hicann/hccl docs, Error CQE Occurred)
 RE_TIMEOUT_SETTING = screened(r"\b(?:HCCL_CONNECT_TIMEOUT|HCCL_EXEC_TIMEOUT)(?: (?:set by \w+ to \[\d+\]"
                               r"|(?:is )?not set,? (?:so )?(?:using|use) (?:the )?default)"
                               r"|\" is (?:parsed\.|not set\. Default value is used))"
-                              r"|\bYou can set the interval by using HCCL_(?:EXEC|CONNECT)_TIMEOUT\b")
+                              r"|^\s*(?:is \d{1,7}s, )?You can set the interval by using HCCL_(?:EXEC|CONNECT)_TIMEOUT"
+                              r"\.?\)?\s*$")
 """A timeout's value being set, not a timeout: HCCL's start-up line naming each timeout and where its value came from
 (``[INFO] HCCL(114725,python3):... [externalinput.cc:407] [114725]HCCL_CONNECT_TIMEOUT set by environment to
 [130]s``, every job's plog in ascend-fd's st_transport_init fixture; the multi-rank analysis reads the values from
@@ -90,9 +91,10 @@ A line that only gives the variable a number (``export HCCL_EXEC_TIMEOUT=1836``,
 under ERR00100 (``Possible Cause: ... 2. The execution speed on some NPU in the cluster is too slow to complete a
 communication operation within the timeout interval. (The default timeout interval is 1800s, You can set the interval
 by using HCCL_EXEC_TIMEOUT.)``): where the advice is written over several lines, the line that names the variable
-comes after the ``Possible Cause:`` head that cuts a one-line rendering (:data:`opsbrain.ingest.parsers.ADVICE`), and
-it read ``hccl:exec_timeout`` under an sglang copy that failed with ``tsfw unknown error`` (session 58, tester58p's
-b58p-03: the engine's collective_timeout_sw 0.50, overruled by the text model)."""
+comes after the ``Possible Cause:`` head that cuts a one-line rendering (:data:`opsbrain.ingest.parsers.ADVICE`). Only
+that sentence as the whole line (review58: the same words after a timeout HCCL reports keep its reading); it read
+``hccl:exec_timeout`` under an sglang copy that failed with ``tsfw unknown error`` (session 58, tester58p's b58p-03:
+the engine's collective_timeout_sw 0.50, overruled by the text model)."""
 RE_STAGE_TAG = screened(r"\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[(Ranktable(?:Config|Check|Detect))\]")
 """HCCL's multi-level search keywords (hicann/hccl docs/zh/user_guide/fault_diagnosis/debug_thinking.md, "HCCL
 多级检索关键字"): a stage tag and a scene tag on every error of that scene. Two of the init-stage scenes are rank

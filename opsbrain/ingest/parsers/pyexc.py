@@ -27,8 +27,8 @@ own failure that names no cause, as :data:`RE_CPP_UNCAUGHT`); a stronger line of
 out-of-memory message) still decides."""
 RE_STOP_ITERATION = screened(r"^\s*(?:\[rank\d+\]:\s*)?StopIteration(?::|\s*$)")
 """A traceback's last line for an uncaught ``StopIteration``, which no other exception line names (its name ends in
-none of :data:`RE_EXC`'s words): ``next()`` on an exhausted iterator outside a generator ends the program (the
-Python reference, "Built-in Exceptions": raised by ``next()`` and an iterator's ``__next__()``; inside a generator
+none of :data:`.framework.RE_EXC`'s words): ``next()`` on an exhausted iterator outside a generator ends the program
+(the Python reference, "Built-in Exceptions": raised by ``next()`` and an iterator's ``__next__()``; inside a generator
 it becomes ``RuntimeError: generator raised StopIteration``, PEP 479). Ascend/pytorch's porting guide FAQ shows
 mmdetection's training stop there, in torch's module ``__call__`` hook (``var = next((v for v in var.values() if
 isinstance(v, torch.Tensor)))``): the program's failure, ``py:StopIteration`` (session 47, the lead: tester47k's
