@@ -243,7 +243,10 @@ def progress_scan() -> ProgressScan:
         """An error word, not an exit notice's (:data:`~opsbrain.ingest.runnotices.EXIT_NOTICES`) nor a test runner's
         record of a test that passed (``[       OK ] Api.StreamCreateFailed (1 ms)``: its name is its author's words,
         :func:`~opsbrain.ingest.testruns.outcome_words`, as the text view reads it)."""
-        return None if (m := has_error_word(outcome_words(line))) is None or notice(line) else m
+        if (m := has_error_word(line)) is None or notice(line):
+            return None
+        words = outcome_words(line)  # the line itself, unless it holds a test's record (the common line: one search)
+        return m if words is line else has_error_word(words)
 
     return ProgressScan(failing, lambda text: below(text) if text else None, readout_line, stated_error)
 
