@@ -72,7 +72,8 @@ def test_a_faster_storm_reports_sooner_down_to_the_sensor_check(topo1: Topology)
     # since session 35 (events35) the device prints it as one event: it persists while the log is full at each check
     # (the driver reports an event once until it resumes), and resumes at the check after the storm ends; before,
     # one occurrence per check (600 lines)
-    events = [(ln.t - T0, "assertion=0[" not in ln.text) for ln in sim.telemetry.logs if "0x80e01805" in ln.text.lower()]
+    events = [(ln.t - T0, "assertion=0[" not in ln.text) for ln in sim.telemetry.logs
+              if "0x80e01805" in ln.text.lower()]
     assert events == [(checks[0], True), (pytest.approx(checks[-1] + check), False)]
 
 

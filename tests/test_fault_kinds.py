@@ -161,7 +161,8 @@ def test_hbm_ce_storm_counter_slope_warnings_and_no_impact(topo1: Topology) -> N
     assert grown >= rate * dur
     # (a) periodic device warnings with the CE logging code on the NPU's device log: the same line a background
     # burst prints (the count is in the counter, not in the line)
-    warn = p.logs(r"event_id=0x80e01805;.* assertion=2\[One time event\]", source="device_os", origin=npu, until=T0 + dur)
+    warn = p.logs(r"event_id=0x80e01805;.* assertion=2\[One time event\]", source="device_os", origin=npu,
+                  until=T0 + dur)
     assert len(warn) >= 5 and all(ln.level == "EVENT" and "severity=1[Warning]" in ln.text for ln in warn)
     assert not p.logs(r"event_id=0x80e01801")  # a precursor: no uncorrectable error yet
     # (c) no impact; (d) heals by itself: nothing unhealthy, the storm ended

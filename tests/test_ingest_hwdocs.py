@@ -12,8 +12,9 @@ def kinds(line: str) -> list[str]:
     return [s.kind for s in parse_line(line)]
 
 
-# ``npu-smi info -t health -i id -c chip_id`` (HDK npu-smi reference, "查询指定芯片健康状态", npusmi_028; the MindCluster
-# log-collection guide shows the same three fields): one field a line, the fault codes of the black-box error list.
+# ``npu-smi info -t health -i id -c chip_id`` (HDK npu-smi reference, "查询指定芯片健康状态", npusmi_028; the
+# MindCluster log-collection guide shows the same three fields): one field a line, the fault codes of the black-box
+# error list.
 SMI_T_HEALTH = [
     "        Health Status                  : Critical",
     "        Error Code                     : 80E01801",
@@ -119,8 +120,9 @@ def test_the_small_page_warning_before_the_huge_page_retry_is_not_read() -> None
 
 
 # The graph engine's check that a graph's memory fits the device (mindspore-ai/graphengine
-# ge/graph/build/memory/graph_mem_assigner.cc: "Sum of total_mem_offset:%zu and var_mem_size:%zu is greater than memory
-# manager malloc max size %zu, graph_id:%u, graph_name:%s, reduce your batchsize or scale your model may solve problem").
+# ge/graph/build/memory/graph_mem_assigner.cc: "Sum of total_mem_offset:%zu and var_mem_size:%zu is greater than
+# memory manager malloc max size %zu, graph_id:%u, graph_name:%s, reduce your batchsize or scale your model may solve
+# problem").
 GE_MAX = ("Sum of total_mem_offset:26496001536 and var_mem_size:11776003072 is greater than memory manager malloc max "
           "size 33285996544, graph_id:1, graph_name:ge_default_1, reduce your batchsize or scale your model may solve "
           "problem")

@@ -35,7 +35,8 @@ def test_advice_to_set_an_environment_variable_is_no_missing_environment() -> No
 
 def test_an_error_message_announced_as_ignorable_is_benign() -> None:
     # sgl-project/sglang#3781: a healthy server start
-    line = "[2025-02-25 12:05:39 TP0] The following error message 'operation scheduled before its operands' can be ignored."
+    line = ("[2025-02-25 12:05:39 TP0] The following error message 'operation scheduled before its operands' "
+            "can be ignored.")
     assert BENIGN.search(line)
     assert "ignored" not in excerpt_view(line)
     assert not BENIGN.search("[ERROR] the error message was not ignored")
@@ -44,7 +45,8 @@ def test_an_error_message_announced_as_ignorable_is_benign() -> None:
 def test_a_progress_bar_before_a_line_is_a_head() -> None:
     # modelscope/ms-swift#1243: tqdm's bar, then torch_npu's warning on the same line of the log
     line = ("Train:   0%|                                                        | 0/465 [00:00<?, ?it/s]"
-            "[W AclInterface.cpp:181] Warning: 0Failed to find function aclrtCreateEventExWithFlag (function operator())")
+            "[W AclInterface.cpp:181] Warning: 0Failed to find function aclrtCreateEventExWithFlag "
+            "(function operator())")
     text, head = plain(line)
     assert text.startswith("[W AclInterface.cpp:181]") and head.endswith("?it/s]")
     bar_only = "Loading safetensors checkpoint shards: 100% 4/4 [00:03<00:00,  1.10it/s]"

@@ -63,7 +63,8 @@ def test_a_relayed_return_code_does_not_hide_the_python_exception() -> None:
 
 
 def test_a_cann_error_title_and_the_failed_aclnn_call_on_its_line() -> None:
-    line = ("[rank2]:[E316 07:55:33.244368902 compiler_depend.ts:350] call aclnnCausalConv1d failed, detail:[PID: 30776] "
+    line = ("[rank2]:[E316 07:55:33.244368902 compiler_depend.ts:350] call aclnnCausalConv1d failed, "
+            "detail:[PID: 30776] "
             "2026-03-16-07:55:33.842.415 Invalid_Argument(EE1003): LaunchKernelV2 failed because value 0 for parameter "
             "blockDim is invalid. Expected value: not equal to 0.")
     found = set(kinds(line))
@@ -72,7 +73,8 @@ def test_a_cann_error_title_and_the_failed_aclnn_call_on_its_line() -> None:
 
 
 def test_a_port_that_relocked_within_seconds_is_a_flap_and_not_also_a_port_down() -> None:
-    """hccn_tool's link change records, newest first (HCCL guide, ERROR CQE EI0013): DOWN at 10:13:50, UP at 10:13:51."""
+    """hccn_tool's link change records, newest first (HCCL guide, ERROR CQE EI0013): DOWN at 10:13:50, UP at
+    10:13:51."""
     text = "\n".join([
         "[devid 0]link change records :",
         "[devid 0]    Sun Oct  5 10:13:51 2025    LINK UP",

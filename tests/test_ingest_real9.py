@@ -58,7 +58,8 @@ def test_the_rank_table_scene_tags_are_rank_table_faults(line: str) -> None:
 
 def test_a_rank_table_text_without_a_tag_is_still_read() -> None:
     # MindSpore's CANN error cases, EI0004 (corpus part L l025): a device_id twice in the rank table
-    line = ("EI0004: The ranktable is invalid,Reason:[The ranktable config devId is inconsistent with the local devId.]. "
+    line = ("EI0004: The ranktable is invalid,Reason:[The ranktable config devId is inconsistent with the local "
+            "devId.]. "
             "Please check the configured ranktable.")
     assert "cfg:ranktable" in kinds(line)
 

@@ -88,4 +88,5 @@ def test_brain_parameters_in_the_architecture_doc_match_the_code() -> None:
     assert f"| `diagnosis.vote.max_confidence` | {v.max_confidence} |" in doc
     t = p.triage
     assert f"| `diagnosis.triage.confidence` | {t.confidence} |" in doc
-    assert f"| `diagnosis.triage.generic` | {t.generic} |" in doc and f"| `diagnosis.triage.enabled` | {t.enabled} |" in doc
+    assert f"| `diagnosis.triage.generic` | {t.generic} |" in doc
+    assert f"| `diagnosis.triage.enabled` | {t.enabled} |" in doc

@@ -275,7 +275,8 @@ def test_a_field_that_is_no_text_an_orphan_end_and_times_before_zero_are_said(tm
     orphan = write(tmp_path, [ev("a", 1.0, "fault_end", "Hardware Failure", "NIC", "NIC Lost")], "orphan.json")
     assert any("without a fault_start" in n for n in rp.notes(rp.replay_plan(str(orphan))[1]))
     early = write(tmp_path, [ev("a", -5.0, "fault_start", "", "Power Supply", "Power Supply Failure detected"),
-                             ev("a", 3.0, "fault_end", "", "Power Supply", "Power Supply Failure detected")], "neg.json")
+                             ev("a", 3.0, "fault_end", "", "Power Supply", "Power Supply Failure detected")],
+                  "neg.json")
     res = CliRunner().invoke(cli, ["chaos", "replay", str(early), "--data-dir", str(tmp_path)])
     assert res.exit_code == 2 and "--rebase" in res.stderr
     res = CliRunner().invoke(cli, ["chaos", "replay", str(early), "--rebase", "--data-dir", str(tmp_path)])

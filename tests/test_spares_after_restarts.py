@@ -126,7 +126,8 @@ def test_collective_timeout_files_no_software_ticket_for_a_skipped_restart(topo1
     sim.run(260)
     ticket = next(a for a in orch.actions_for("late") if a["action"] == "ticket")
     assert ticket["status"] == "skipped"
-    assert "restart_process" in ticket["detail"]["reason"] and "every affected workload runs" in ticket["detail"]["reason"]
+    assert "restart_process" in ticket["detail"]["reason"]
+    assert "every affected workload runs" in ticket["detail"]["reason"]
     assert not [f for f in orch.incident("late")["follow_ups"] if f["type"] == "ticket"]
 
 

@@ -144,7 +144,8 @@ def test_training_console_lines() -> None:
     assert step.startswith("[2025-03-01 10:03:20,123] [INFO]")
     err = fmt.train_hccl_error(DT, 12, "EI0002", remote=17)
     # kg-config.json AISW_CANN_ERRMSG_Custom_03's substrings, in order
-    assert re.search(r"\[rank12\] RuntimeError: EI0002: The wait execution of the Notify register times out. Reason: The "
+    assert re.search(r"\[rank12\] RuntimeError: EI0002: The wait execution of the Notify register times out. "
+                     r"Reason: The "
                      r"Notify register has not received the Notify record from remote rank: \[17\]\. base information: "
                      r".*task information: ", err), err
     assert "InnerRun: NPU error, error code is 507053" in fmt.train_runtime_error(DT, 3, 507053)

@@ -206,8 +206,9 @@ def test_a_class_below_the_answer_bar_says_so_in_the_verdict_line() -> None:
 
     low = {"fault_class": "roce_port_down", "confidence": 0.35, "runbook": "rb-roce-port-down",
            "root": {"host": "node-36", "device": 4}}
-    assert _verdict_line(low, 0.4) == ("diagnosis: roce_port_down at host node-36, device 4 (confidence 0.35, below the "
-                                  "0.40 answer bar: confirm before acting), runbook rb-roce-port-down once confirmed")
+    assert _verdict_line(low, 0.4) == ("diagnosis: roce_port_down at host node-36, device 4 (confidence 0.35, "
+                                  "below the 0.40 answer bar: confirm before acting), runbook rb-roce-port-down "
+                                  "once confirmed")
     assert _verdict_line({**low, "confidence": 0.6}, 0.4).endswith("(confidence 0.60), runbook rb-roce-port-down")
 
 

@@ -8,12 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-
 from opsbrain.service.scheduler import STOP_WAIT_S, SweepService, TriggerSpec
 from opsbrain.store import RunStore
 from opsbrain.sweeps.checks import Finding
 from opsbrain.sweeps.sweep import SweepReport
-
 
 
 class _ManyAlarms:
