@@ -46,6 +46,7 @@ PROGRESS = lazy_compile(
     r"|\btokens?/s\b|\bsamples?/s(?:ec)?\b|\bit/s\b|\bthroughput\b"
     r"|\b(?:success(?:ful(?:ly)?)?|succeed(?:ed)?|completed?|finished)\b"
     r"|\bstartup complete\b|\buvicorn running\b|\bserving on\b|\bexit(?:ed)? with (?:code )?0\b"
+    r"|\b(?P<all_of>[1-9]\d{0,8})/(?P=all_of) (?:(?:cases?|tests?) )?passed\b"
     rf"|(?-i:{TEST_PASSED})|(?-i:{UNITTEST_RAN.pattern})|(?-i:{GTEST_RAN})", re.I)
 """A line that says the program is working or is done: a training loop's loss, metric or step counter (``epoch: 1 step:
 77, loss is 7.187697``, MindSpore's LossMonitor; ``Epoch: 20 Loss:0.0107 Accuarcy: 0.9979``; transformers' Trainer's
@@ -56,12 +57,14 @@ a run that passed (``Ran 17 tests in 0.038s`` then ``OK`` or ``OK (skipped=2)``,
 ``TextTestRunner.run``; a run with failures ends ``FAILED (failures=1)``: session 58, tester58x's b58x-07,
 MindIE-SD's unit tests that raise its error codes on purpose and pass, read config_error 0.60), googletest's records
 of a test that passed (:data:`TEST_PASSED`: ``[       OK ] Suite.Test (0 ms)`` and ``[  PASSED  ] 3 tests.``) with
-its closing count (:data:`GTEST_RAN`): tester58y's b58y-09, hicann/runtime's unit tests whose stubbed driver calls
-fail on purpose, read config_error 0.60. The test runners' forms are matched case-sensitively (a bare ``ok`` is no
-verdict). With an error word it is no progress line (``Wait links establish completed failed``), nor is a status
-readout's field (the scan's test). The blanks around a separator are one optional group and a repeat
-(``(?:\\s*[:=])?\\s*``): two repeats of blanks on either side of an optional colon split a run of blanks in O(n^2)
-ways under ``re``, the path that runs without RE2 (review53: ``step`` and 32,000 blanks took ~10 s)."""
+its closing count (:data:`GTEST_RAN`): tester58y's b58y-09, hicann/runtime's unit tests whose stubbed driver calls fail
+on purpose, read config_error 0.60. A tally of checks that all passed, ``8/8 passed`` and ``OVERALL: 16/16 cases
+passed`` (the two counts equal; session 59, tester59b's b59b-01: cann-bench's correctness run, whose notice that the
+submission lacked one operator read framework_error 0.60, then 16 cases passed). The test runners' forms are matched
+case-sensitively (a bare ``ok`` is no verdict). With an error word it is no progress line (``Wait links establish
+completed failed``), nor is a status readout's field (the scan's test). The blanks around a separator are one optional
+group and a repeat (``(?:\\s*[:=])?\\s*``): two repeats of blanks on either side of an optional colon split a run of
+blanks in O(n^2) ways under ``re``, the path that runs without RE2 (review53: ``step`` and 32,000 blanks took ~10 s)."""
 AFTER = 2
 """reason: how many progress lines must follow the last failing line. One is too few: a platform's ``Training
 completed.`` after a crash it reported, a tool's ``analyze model finished.`` after its error (session 53, the
@@ -230,6 +233,24 @@ def went_on(scan: ProgressScan, signals: Iterable[Any],
     return WentOn(file, tuple(found[first][-AFTER:]), origin)
 
 
+PASS_TALLY = lazy_compile(r"\b(\d{1,9})/(\d{1,9}) (?:(?:cases?|tests?) )?passed\b")
+"""A tally of checks that passed, ``7/8 passed`` (the two counts equal: a progress line, :data:`PROGRESS`)."""
+
+
+def short_tally(line: str) -> re.Match[str] | None:
+    """A tally on ``line`` that passed fewer checks than it counts (``→ 7/8 passed``, ``OVERALL: 23/24 cases
+    passed``): a failing line of the scan, though it has no error word. One operator's ``8/8 passed`` after
+    another's failure is no sign that the run went on where the run's own tally says some failed (review59: a
+    cann-bench-like run, an ``aclnnAdd`` failure, ``7/8 passed``, two ``8/8 passed`` and ``OVERALL: 23/24``, read
+    as gone on)."""
+    if "passed" not in line:
+        return None
+    for m in PASS_TALLY.finditer(line):
+        if int(m.group(1)) < int(m.group(2)):
+            return m
+    return None
+
+
 def progress_scan() -> ProgressScan:
     """The scan with the text view's tests of a failing line (:mod:`opsbrain.diagnosis.realtext`) and the readouts'
     test of a status field (:func:`opsbrain.ingest.readouts.readout_line`)."""
@@ -242,8 +263,11 @@ def progress_scan() -> ProgressScan:
     def failing(line: str) -> Any:
         """An error word, not an exit notice's (:data:`~opsbrain.ingest.runnotices.EXIT_NOTICES`) nor a test runner's
         record of a test that passed (``[       OK ] Api.StreamCreateFailed (1 ms)``: its name is its author's words,
-        :func:`~opsbrain.ingest.testruns.outcome_words`, as the text view reads it)."""
-        if (m := has_error_word(line)) is None or notice(line):
+        :func:`~opsbrain.ingest.testruns.outcome_words`, as the text view reads it); or a tally that passed fewer
+        than it counts (:func:`short_tally`)."""
+        if (m := has_error_word(line)) is None:
+            return short_tally(line)
+        if notice(line):
             return None
         words = outcome_words(line)  # the line itself, unless it holds a test's record (the common line: one search)
         return m if words is line else has_error_word(words)

@@ -175,6 +175,50 @@ Session 58 (the left list of session 57: blind b55l-09, b56b-06, b57j-05):
   undefined symbol, ``libge_runner.so: cannot open shared object file``, an operator missing), which keep their
   readings. The check's message only, with its two package forms, to the install guide's address that ends it
 (review58: text after it on the same line keeps its reading).
+Session 59 (tester59d, and blind50's b50a-10):
+- pip's report of dependency conflicts it left after an install, logged at CRITICAL (printed ``ERROR: ``) and followed
+  by ``Successfully installed ...``: ``pip's dependency resolver does not currently take into account all the packages
+  that are installed. This behaviour is the source of the following dependency conflicts.`` (the legacy resolver's
+  ``pip's legacy dependency resolver does not consider dependency conflicts when selecting packages. ...``), then one
+  line a conflict, ``<name> <version> requires <requirement>, but you have <name> <version> which is incompatible.``
+  (``you'll have`` in the legacy form) or ``... requires <requirement>, which is not installed.`` (pypa/pip
+  src/pip/_internal/commands/install.py ``_warn_about_conflicts``: ``logger.critical`` of the joined parts; the install
+  has been made and the command goes on to its summary). A warning about packages the run may never import: two
+  healthy notebooks (a MindSpore BLIP caption demo on an Orange Pi, a ModelArts Gradio install) read framework_error
+  0.53 and config_error 0.60 from them through the text fallback. A package that really does not fit fails later in
+  its own words (``ImportError``, ``No module named``), which keep their readings. The whole lines only, the head
+  also after a collector's prefix (docker build's ``#12 5.123``, a ``--log`` time; review59), a conflict line from its
+  start, its versions starting with a digit (PEP 440), as the older releases print them too: pip 20.2's head
+  ``After October 2020 you may experience errors when installing or updating packages. This is because pip will
+  change the way that it resolves dependency conflicts.`` and pip 19-20.1's one ``ERROR:`` line a conflict, ``<name>
+  <version> has requirement <requirement>, but you'll have <name> <version> which is incompatible.`` (review59).
+- TensorFlow's ``NodeDef mentions attribute <attr> which is not in the op definition: <op> This may be expected if
+  your graph generating binary is newer  than this binary. Unknown attributes will be ignored. NodeDef: ...``, logged
+  at ERROR (glog's ``E``) by ``ValidateNodeDef`` (tensorflow/core/framework/node_def_util.cc, ``LOG_EVERY_N_SEC(ERROR,
+  5)`` then ``continue``: the attribute is skipped and the node is built). The same notebook printed it on its way to
+  a caption. The whole message, to its ``NodeDef: {{node ...}}`` (one or more nodes), from the line's start or after
+  glog's head (review59: a failure earlier on the line, or text after the message, keeps its reading).
+- MindInsight's ``start`` where an instance already serves the same summary folder on the port: ``Reusing MindInsight
+  on port 10004. (pid 1133012, Use "mindinsight stop --port 10004" to stop it.)`` and the web address, logged at ERROR
+  (mindspore-ai/mindinsight@e233ee19 mindinsight/scripts/start.py: ``PortReuseException`` where a listening
+  connection on the port serves ``SUMMARY_BASE_DIR`` already; a port held by another folder or program raises
+  ``MindInsight could not bind to port ...``, which keeps its reading). The board the user asked for is up: a
+  Sepformer project's MindInsight start log read config_error 0.60 from it (tester59d, 2024-MindSpore-1/Code3).
+  The whole message only (``pid None`` where psutil cannot see another user's socket), from the line's start or after
+  MindInsight's log head.
+- mssanitizer's notice that it skips the checks a kernel was not built for: ``[mssanitizer] WARN: racecheck and
+  synccheck is not supported on the kernel that without `--cce-enable-sanitizer' compiler option, thus it's
+  temporarily ignored.`` (Ascend/mssanitizer csrc/core/framework/checker.cpp, the sanitizer's start banner: the other
+  checks run, and the end banner says whether they found anything). The tool's developers' own run, ending ``Sanitizer
+  finished on kernel Catlass::KernelAdapter. No error detected.``, read framework_error 0.62 from it as
+  ``op:unsupported`` (tester59a, the message of Ascend/mssanitizer!27). The whole line only; the checker's reports
+  keep their reading (``rt:aicore_sw``, :data:`opsbrain.ingest.parsers.framework.RE_MSSANITIZER_REPORT`).
+- pytest's header line of the plugins it loaded, ``plugins: asyncio-1.3.0, cov-7.1.0, rerunfailures-16.1, anyio-4.13.0,
+  xdist-3.8.0`` (pytest src/_pytest/terminal.py ``pytest_report_header``: ``"plugins: " + ", ".join(
+  _plugin_nameversions(...))``, each a distribution's name and version, ``pytest-`` dropped): names, not events.
+  pytest-rerunfailures' name holds a failure's word, and a Liger-Kernel NPU test run of 45 items that passed, skipped
+  and xfailed read framework_error 0.54 from it through the text fallback (tester59f, Liger-Kernel PR #1219's test
+  block). The whole line only, of up to 16 plugins (the shape test's bound on a repeat inside a repeat).
 """
 
 from __future__ import annotations
@@ -222,7 +266,25 @@ RUN_NOTICES = (
     r"^\s*Failed to (?:check for processor microcode upgrades|retrieve available kernel versions)\.\s*$|"
     r"\bMindSpore version [\w.+-]{1,40} and (?:Ascend AI software package \(Ascend Data Center Solution\) ?version|"
     r"\"(?:te|hccl|topi)\" wheel package version) [\w.+-]{0,40} does not match[,.] [^\n]{0,300}?"
-    r"https://www\.mindspore\.cn/install\S{0,100}\s*$"
+    r"https://www\.mindspore\.cn/install\S{0,100}\s*$|"
+    r"(?:^|\s)(?:ERROR: )?(?:pip's (?:dependency resolver does not currently take into account all the packages "
+    r"that are installed|legacy dependency resolver does not consider dependency conflicts when selecting packages)\. "
+    r"This behaviour is the source of the following dependency conflicts\.|After October 2020 you may experience "
+    r"errors when installing or updating packages\. This is because pip will change the way that it resolves "
+    r"dependency conflicts\.)\s*$|"
+    r"^\s*(?:ERROR: )?[A-Za-z0-9][\w.-]{0,100} \d[\w.+!-]{0,59} (?:requires|has requirement) [^\n]{1,300}?, "
+    r"(?:but you(?:'ll)? have [A-Za-z0-9][\w.-]{0,100} \d[\w.+!-]{0,59} which is incompatible|which is not "
+    r"installed)\.\s*$|"
+    r"^\s*(?:(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [EWIF] |[EWIF]\d{4} \d\d:\d\d:[\d.]+ +\d+ )?\S*"
+    r"node_def_util\.cc:\d+\] )?NodeDef mentions attribute \w+ which is not in the op definition: [^\n]{0,4000}? "
+    r"This may be expected if your graph generating binary is newer {1,2}than this binary\. Unknown attributes will "
+    r"be ignored\.(?: NodeDef: \{\{node [^{}\n]{1,1000}\}\}(?:, \{\{node [^{}\n]{1,1000}\}\}){0,15})?\s*$|"
+    r"^\s*(?:\[[A-Z]{4,8}\] MI\([^()\n]{1,100}\):[\d.:-]{1,40} \[[^\]\n]{1,200}\]\[\w{1,40}\] )?Reusing MindInsight "
+    r"on port \d{1,5}\. \(pid (?:\d{1,10}|None), Use \"mindinsight stop --port \d{1,5}\" to stop it\.\)"
+    r"(?:\s*Web address: \S{1,300})?\s*$|"
+    r"^\s*\[mssanitizer\] WARN: [\w ,]{1,200} is not supported on the kernel that without `--cce-enable-sanitizer' "
+    r"compiler option, thus it's temporarily ignored\.\s*$|"
+    r"^\s*plugins: [\w.+-]{1,100}(?:, [\w.+-]{1,100}){0,15}\s*$"
 )
 """The alternatives (a regular-expression fragment, joined into :data:`opsbrain.ingest.benign.BENIGN`)."""
 

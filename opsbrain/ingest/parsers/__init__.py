@@ -67,6 +67,7 @@ GATE = lazy_compile(
     r"refused|reset|isolat|unhealthy|sdc|loss is|notify|socket|transport|cqe|rdma|roce|hccl|ranktabl|"
     r"rank_table|malloc|alloc|kv cache memory: -|tls switch|errno\[|retcode|seizing the npu|"
     r"stored in kv cache \(|"  # vLLM V0's max-seq-len check, often pasted without its ValueError (framework, s48)
+    r"smaller than requested bytes|"  # ONNX Runtime's arena, quoted without its function (memtexts, s59)
     r"emergency_warn|general_warn|died unexpectedly|未找到命令|\bMIE\d{2}[A-Z][0-9A-F]{6}\b|healthy devices|"
     r"ListAndWatch ended|terminate called after throwing|could not open|(?:does not|do not|doesn't) exist|"
     r"/dev/shm|shared memory \(shm\)|npu is busy|not present|\blo[sl] flag|\b0x8[0-9a-f]{7}\b|no module named|"

@@ -16,9 +16,14 @@ OOM_TEXT = screened(r"out of memory|OutOfMemory|\bOOM\b|memory (?:allocation|all
                     r"Available KV cache memory: -\d|No available memory for the cache blocks|"
                     r"KV cache is needed, which is larger than the available KV cache memory|"
                     r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired|"
-                    r"can be stored in KV cache \(\d|\bMemory not enough:",
+                    r"can be stored in KV cache \(\d|\bMemory not enough:|"
+                    r"Available memory of \d+ is smaller than requested bytes of \d",
                     re.I)
-"""A device or host memory allocation that failed, or an out-of-memory report (``mem:oom``)."""
+"""A device or host memory allocation that failed, or an out-of-memory report (``mem:oom``). ONNX Runtime's arena
+allocator (``BFCArena::AllocateRawInternal``, onnxruntime/core/framework/bfc_arena.cc; the arena it builds over an
+execution provider's device allocator) reports a request past what it may still take from the device as ``Available
+memory of 11416064 is smaller than requested bytes of 134217728`` (session 59, tester59a's b59a-05, an ONNX Runtime CI
+run that failed on it: framework_error 0.45 from the text fallback before)."""
 RE_OOM_ADVICE = lazy_compile(r"\b(?:may|might|could|can) (?:cause|lead to|result in|trigger) (?:an? )?"
                              r"(?:OOM|out[ -]of[ -]memory)\b", re.I)
 """A program's advice that a setting or a state *may* run the memory out, not a report that it did: MindData's batch
