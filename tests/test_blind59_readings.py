@@ -25,7 +25,7 @@ import yaml
 
 from opsbrain.diagnosis.oneclick import diagnose_logs
 from opsbrain.diagnosis.realtext import TextView
-from opsbrain.diagnosis.wenton import PROGRESS, short_tally
+from opsbrain.diagnosis.wenton import PROGRESS, progress_scan, short_tally
 from opsbrain.ingest.benign import BENIGN
 from tests.textviews import line_kinds as kinds
 
@@ -149,6 +149,17 @@ def test_the_blind_runs_read_as_their_labels(engine: Any) -> None:
     d = _diagnose(engine, TEXTS["b59b-01"])
     assert d["fault_class"] == "unknown"
     assert any("went on after its last failure" in x for x in d["evidence"]), d["evidence"]
+
+
+def test_ctests_closing_count_is_progress_and_a_notice_no_failing_line() -> None:
+    """CTest's count of a run that passed is progress (review59); a documented harmless line is no failing line of the
+    went-on scan, as the text view leaves it out."""
+    scan = progress_scan()
+    assert PROGRESS.search("100% tests passed, 0 tests failed out of 12")
+    assert not PROGRESS.search("92% tests passed, 1 tests failed out of 12")
+    assert scan._error("92% tests passed, 1 tests failed out of 12") is not None
+    head = _line("b50a-10", "dependency resolver")
+    assert scan._error(head) is None and scan._error(head.replace("pip's", "the")) is not None
 
 
 def test_a_short_tally_is_a_failing_line(engine: Any) -> None:

@@ -34,8 +34,10 @@ GTEST_RAN = r"^\s*\[==========\] \d+ tests? from \d+ test (?:suite|case)s? ran\.
 """googletest's closing count (``[==========] 3 tests from 1 test suite ran. (4 ms total)``; googletest/src/gtest.cc
 ``PrettyUnitTestResultPrinter::OnTestIterationEnd``), before its ``[  PASSED  ]`` / ``[  FAILED  ]`` verdict."""
 TEST_PASSED = (r"^\s*(?:OK(?: \((?:skipped|expected failures)=\d{1,9}(?:, (?:skipped|expected failures)=\d{1,9})?\))?"
-               r"\s*$|\[       OK \] \S|\[  PASSED  \] \d{1,9} tests?\.)")
-"""The heads of :data:`~opsbrain.ingest.testruns.PASSED_RECORD`'s unittest and googletest forms, with bounded repeats
+               r"\s*$|\[       OK \] \S|\[  PASSED  \] \d{1,9} tests?\.)"
+               r"|\b100% tests passed, 0 tests failed out of \d{1,9}")
+"""The heads of :data:`~opsbrain.ingest.testruns.PASSED_RECORD`'s unittest and googletest forms and CTest's closing
+count of a run that passed (``100% tests passed, 0 tests failed out of 12``, review59), with bounded repeats
 (that regex reads whole lines by ``match`` after a cheap cue; a progress line is searched for on every held line, so
 no repeat may nest in another: tests/test_review53.py)."""
 PROGRESS = lazy_compile(
@@ -255,19 +257,22 @@ def progress_scan() -> ProgressScan:
     """The scan with the text view's tests of a failing line (:mod:`opsbrain.diagnosis.realtext`) and the readouts'
     test of a status field (:func:`opsbrain.ingest.readouts.readout_line`)."""
     from opsbrain.diagnosis.realtext import BELOW_WARNING, has_error_word, stated_error
+    from opsbrain.ingest.benign import BENIGN
     from opsbrain.ingest.readouts import readout_line
     from opsbrain.ingest.runnotices import EXIT_NOTICES
 
-    below, notice = BELOW_WARNING.search, EXIT_NOTICES.search
+    below, notice, benign = BELOW_WARNING.search, EXIT_NOTICES.search, BENIGN.search
 
     def failing(line: str) -> Any:
-        """An error word, not an exit notice's (:data:`~opsbrain.ingest.runnotices.EXIT_NOTICES`) nor a test runner's
+        """An error word, not an exit notice's (:data:`~opsbrain.ingest.runnotices.EXIT_NOTICES`) nor a documented
+        harmless line's (:data:`~opsbrain.ingest.benign.BENIGN`, which the text view leaves out too; review59: pip's
+        conflict report between a failure and the progress after it was the last failing line) nor a test runner's
         record of a test that passed (``[       OK ] Api.StreamCreateFailed (1 ms)``: its name is its author's words,
         :func:`~opsbrain.ingest.testruns.outcome_words`, as the text view reads it); or a tally that passed fewer
         than it counts (:func:`short_tally`)."""
         if (m := has_error_word(line)) is None:
             return short_tally(line)
-        if notice(line):
+        if notice(line) or benign(line):
             return None
         words = outcome_words(line)  # the line itself, unless it holds a test's record (the common line: one search)
         return m if words is line else has_error_word(words)
