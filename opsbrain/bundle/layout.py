@@ -422,7 +422,10 @@ events`` dump saved beside the cluster's logs)."""
 _RUNTIME_DIRS = re.compile(r"(?:^|/)(?:log/pods|log/containers|docker/containers)/")
 """Where the container runtimes keep their logs: what is not a container's log there (kubelet's links, a directory
 not named ``<ns>_<pod>_<uid>``) is not a console either."""
-_CONSOLE_NAME = re.compile(r"\.(?:log|txt|out|err)(?:\.\d+)?$")
+_CONSOLE_NAME = re.compile(r"\.(?:log|txt|out|err|stdout|stderr)(?:\.\d+)?$")
+"""A text log's ending: ``.log``, ``.txt``, ``nohup.out`` / ``job.err`` and the ``.stdout`` / ``.stderr`` of launchers
+that save each rank's streams apart (probe59b: a vLLM-Ascend job's ``rank1.stdout`` files were skipped by ``--bundle``
+as unknown, which then read nothing and found no fault, while ``--logs DIR`` read them: npu_oom)."""
 
 
 

@@ -386,6 +386,24 @@ def _first_of_the_same_class(out: dict[str, Any], mr: dict[str, Any], own: dict[
                                "device failed later): " + mr["summary"])
 
 
+def _the_hosts_one_root(out: dict[str, Any], mr: dict[str, Any], within: set[str] | None = None) -> None:
+    """Where the root cluster's class is the verdict's and the verdict names a host but no device, while the root
+    cluster's roots on that host (``within``: see :func:`_first_of_the_same_class`) are one device: that device, as
+    the root cluster names it. A lone plog's ``rtStreamSynchronize:ErrCode=507053`` names no device; its process's
+    HCCL init line (``device[5]``) does, and the root cluster reads it: ``--logs`` answered device 5, ``--bundle``
+    none (probe59b: a bundle of one host's plog)."""
+    own = out.get("root") or {}
+    if own.get("device") is not None or own.get("host") is None or mr.get("fault_class") != out.get("fault_class"):
+        return
+    devices = {r["device"] for r in mr.get("roots") or [] if r.get("device") is not None
+               and r.get("host") == own["host"] and (within is None or r["name"] in within)}
+    if len(devices) == 1:
+        device = devices.pop()
+        out["root"] = {**own, "device": device, "component": f"{own['host']}/npu{device}"}
+        out["evidence"].append(f"device {device}: the one root device the multi-rank root cluster names on the "
+                               f"verdict's host ({mr['summary']})")
+
+
 def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max_lines: int = 12,
                        within: set[str] | None = None) -> None:
     """Let the root cluster decide a verdict (``Diagnosis.as_dict()`` plus ``root`` and ``evidence_lines``) where
@@ -416,6 +434,7 @@ def apply_root_cluster(out: dict[str, Any], mr: dict[str, Any], engine: Any, max
             {"component": host + comp[len(server):]} if comp.startswith(server + "/") else {})
     if not (mr.get("decides") and mr.get("fault_class", UNKNOWN) != UNKNOWN):
         _first_of_the_same_class(out, mr, own, within)  # (a root cluster that does not decide may order the roots)
+        _the_hosts_one_root(out, mr, within)  # (and name the device where the verdict names only its host)
         return
     roots = mr["roots"]
     overrule = mr.get("documented") and mr["fault_class"] != out.get("fault_class") and \

@@ -16,10 +16,12 @@ RE_PTA_ERROR = lazy_compile(r"^\[ERROR\] (\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d
 """torch_npu's error head on a job's console (``[ERROR] 2025-06-25-11:01:22 (PID:13075, Device:0, RankID:0) ERR00100
 PTA call acl api failed``; torch_npu's ERR error codes, formats.md): the process, its device and its global rank."""
 RE_EI_NOTIFY = lazy_compile(r"^EI0002: \[PID: (\d+)\] (\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3}) "
-                          r".*?remote rank:\s*\[(\d{1,10})\]")
+                          r".*?remote rank:?\s*\[(\d{1,10})\]")
 """The error manager's EI0002 on a console (``EI0002: [PID: 13075] 2025-06-25-11:01:22.586.187 The wait execution of
 the Notify register times out. Reason: ... from remote rank: [2]``, CANN error-code reference EI0002): the process
-waited on that rank."""
+waited on that rank. The error code's template writes it without the colon (``... has not received the Notify record
+from remote rank [%s]``, as :data:`opsbrain.ingest.rankrecords.RE_EI0002_REMOTE` reads it in a plog; probe59b: a
+console of that form named no wait, and the root was the pod that printed it, not the rank it waited on)."""
 RE_STAMP = lazy_compile(r"\b(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\.(\d{3})\b")
 """The error manager's time stamp (``[PID: 7516] 2026-07-21-14:35:58.248.062 Communication_Error_Get_Socket(EI0006):
 ...``): when the block it heads was written."""
