@@ -6,10 +6,15 @@
   named device 5, ``--bundle`` only the host.
 - EI0002 on a console in its error code's template form (``from remote rank [5]``, no colon): no wait was read, and
   the root was the pod that printed it, not the rank it waited on.
+
+And one a helper found wrapping excerpts as collectors do (probe59a): ``torchrun --tee``'s ``[default3]:`` and
+``mpirun --tag-output``'s ``[1,3]<stderr>:`` were not taken off (13 and 14 of 38 excerpts read otherwise than bare),
+nor a ``grep`` file name right after such a tag (the device was lost).
 """
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -17,7 +22,9 @@ from typing import Any
 from click.testing import CliRunner
 
 from opsbrain.cli import cli
+from opsbrain.diagnosis.oneclick import diagnose_logs
 from opsbrain.ingest.rankconsole import RE_EI_NOTIFY
+from opsbrain.ingest.surface import grep_file, plain
 
 
 def _bundle(tmp_path: Path, path: Path) -> dict[str, Any]:
@@ -79,3 +86,34 @@ def test_ei0002_in_its_template_form_names_the_rank_waited_on() -> None:
     for form in (line, line.replace("remote rank [5]", "remote rank: [5]")):
         m = RE_EI_NOTIFY.match(form)
         assert m is not None and m.group(10) == "5", form
+
+
+def test_launcher_tags_are_taken_off() -> None:
+    body = "[ERROR] RUNTIME(5001,python):2025-03-01-10:03:20.500.000 [api_c.cc:3783][5008]5008rtStreamSynchronize:"
+    for tag in ("[default3]:", "[default3]: ", "[1,3]<stderr>:", "[1,3]<stdout>: ", "[rank3]:"):
+        assert plain(tag + body) == (body, tag), tag
+        line, prefix = plain(tag + "worker-0/process_log/run/plog/plog-5001_1.log:7:" + body)
+        assert line == body and grep_file(prefix) == "worker-0/process_log/run/plog/plog-5001_1.log", tag
+    # a torch log head and a plog stamp in brackets are no launcher's tag
+    assert plain("[W723 10:35:57.000000000 x.cpp:1] Warning: y")[1] == ""
+    assert plain("[default]: text")[1] == ""
+
+
+def test_a_tagged_paste_reads_as_the_bare_one(engine: Any) -> None:
+    """probe59a's excerpts that the tags turned: an HCCL socket wait whose root is an unknown peer (b56c-04) read
+    config_error at the waiting device, a verl run that ended well (b55d-01) framework_error."""
+    import yaml
+
+    blind = Path(__file__).resolve().parent / "data" / "blind"
+    texts = {e["id"]: e["text"] for name in ("blind55_healthy.yaml", "blind56.yaml")
+             for e in yaml.safe_load((blind / name).read_text())}
+
+    def read(text: str) -> tuple[Any, ...]:
+        d = diagnose_logs("-", engine, stdin=io.BytesIO(text.encode()))["diagnosis"]
+        return d["fault_class"], round(d["confidence"], 4), (d.get("root") or {}).get("device")
+
+    for run in ("b56c-04", "b55d-01", None):
+        text = PLOG if run is None else texts[run]
+        bare = read(text)
+        for tag in ("[default0]:", "[1,0]<stderr>:"):
+            assert read("".join(tag + ln for ln in text.splitlines(keepends=True))) == bare, (run, tag)

@@ -87,6 +87,9 @@ _PROC = lazy_compile(PROC_PREFIX)
 ``(RayWorkerWrapper pid=45464, ip=10.0.0.2) ``."""
 _RANK = lazy_compile(r"\[rank\d+\]: ?")
 """PyTorch's per-rank prefix of a worker's output (``[rank1]: RuntimeError: ...``, ``[rank7]:[W723 ...]``)."""
+_LAUNCHER = lazy_compile(r"\[default\d{1,6}\]: ?|\[\d{1,9},\d{1,9}\]<std(?:out|err)>: ?")
+"""A launcher's tag: ``torchrun --tee``'s ``[default3]:`` (``[{role}{local_rank}]:``) and ``mpirun --tag-output``'s
+``[1,3]<stderr>:`` (job, rank, stream); session 59, probe59a: left on, a wait read config_error at its waiter."""
 _COMPOSE = lazy_compile(r"[A-Za-z0-9][\w.-]*[-_]\d+ +\| ")
 """``docker compose logs``' column: the container's name (``project-service-1``, v1 ``project_service_1``: it ends
 in its replica number), padded, then ``| ``."""
@@ -107,7 +110,8 @@ _GREP_FILE = lazy_compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.(?:gz|bz2|xz)
 ``messages`` / ``syslog`` / ``kern.log``, ``dmesg``): before a colon at a line's start, ``grep``'s file name. A
 source file's (``x.cc:12:``, a compiler's message) is not taken."""
 _GREP_MAX = 512
-_GREP_IN_PREFIX = lazy_compile(r"(?:^|(?<=\s))([^\s:'\"]+):(?:\d+:)?")
+# grep's file after the line's start, a space or a launcher's tag (``[rank3]:``, ``[1,3]<stderr>:``)
+_GREP_IN_PREFIX = lazy_compile(r"(?:^|(?<=\s)|(?<=\]:)|(?<=>:))([^\s:'\"]+):(?:\d+:)?")
 _GREP_LINE = lazy_compile(r"\d+:")
 """``grep -n``'s line number after the file name and its colon; not a date (``2025-03-01``), nor the hour of a line
 that starts with its clock time (:data:`_CLOCK`). A context line's ``-`` separator (``-A/-B/-C``) is not read."""
@@ -262,6 +266,8 @@ def _head(line: str) -> int:
             m = _KUBECTL.match(line)
         elif d == "r" and line[2:5] == "ank":
             m = _RANK.match(line)
+        elif (d == "d" and line[2:8] == "efault") or (d.isdigit() and "]<std" in line[:24]):
+            m = _LAUNCHER.match(line)
         elif d.isdigit() and _may_have_head(line[:112]):
             m = _HEAD.match(line)
     elif c in " \t":
@@ -325,18 +331,18 @@ def logged_level(prefix: str) -> str | None:
     return m.group(1) if m else None
 
 
-CARRY = (r"(?m:^)\{\"|\x1b|\[pod/|\[rank\d| across cluster\]|(?m:^)(?:"
+CARRY = (r"(?m:^)\{\"|\x1b|\[pod/|\[rank\d|\[default\d|\]<std| across cluster\]|(?m:^)(?:"
          + _CRI.pattern + r"|\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) \{|(?:(?:" + _HEAD_STAMP + r") (?:"
          + _HEAD_HOST + r")?|" + _HEAD_HOST + r")[\[|\t\n\x0b\x0c\r \x1c-\x1f]|" + _VLLM + r"|>(?: |(?m:$))|[ \t]+(?:"
          + _BODY + r")|\([\w.-]* ?pid=\d|" + _COMPOSE.pattern + "|" + _PROG_HEAD + "(?:" + _BODY + "))")
-"""Where :func:`plain` can take something off an ASCII line: a JSON record's start (``{"``), a colour code, a kubectl or
-rank prefix, Ray's suffix, a CRI head, logcli's time and label set, a collector's head (:data:`_HEAD`'s stamp and/or
-``host: ``, before ``[``, ``|`` or white space), vLLM's logger head, a quote marker, an indent before a :data:`_BODY`
-layout, a process prefix, a compose column, or a syslog head before a :data:`_BODY` layout, at a line's start (every
-later head follows one of these). A superset: the host's digit-and-dash look-ahead is left to :func:`plain`, and
-white space is spelt out as Python's ``\\s`` reads it in ASCII text (with ``\\x0b`` and ``\\x1c``-``\\x1f``, which
-RE2's ``\\s`` lacks). A quote marker alone on a line ends at the line's end, ``(?m:$)``: a lone ``>`` before a
-newline was missed (session 54, the property test's ``['>', '']``)."""
+"""Where :func:`plain` can take something off an ASCII line: a JSON record's start (``{"``), a colour code, a kubectl,
+rank or launcher prefix (``[default3]:``, ``[1,3]<stderr>:``), Ray's suffix, a CRI head, logcli's time and label set, a
+collector's head (:data:`_HEAD`'s stamp and/or ``host: ``, before ``[``, ``|`` or white space), vLLM's logger head, a
+quote marker, an indent before a :data:`_BODY` layout, a process prefix, a compose column, or a syslog head before a
+:data:`_BODY` layout, at a line's start (every later head follows one of these). A superset: the host's digit-and-dash
+look-ahead is left to :func:`plain`, and white space is spelt out as Python's ``\\s`` reads it in ASCII text (with
+``\\x0b`` and ``\\x1c``-``\\x1f``, which RE2's ``\\s`` lacks). A quote marker alone on a line ends at the line's end,
+``(?m:$)``: a lone ``>`` before a newline was missed (session 54, the property test's ``['>', '']``)."""
 _CARRY: Any = None
 
 
