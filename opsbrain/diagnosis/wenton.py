@@ -48,7 +48,6 @@ PROGRESS = lazy_compile(
     r"|\btokens?/s\b|\bsamples?/s(?:ec)?\b|\bit/s\b|\bthroughput\b"
     r"|\b(?:success(?:ful(?:ly)?)?|succeed(?:ed)?|completed?|finished)\b"
     r"|\bstartup complete\b|\buvicorn running\b|\bserving on\b|\bexit(?:ed)? with (?:code )?0\b"
-    r"|\b(?P<all_of>[1-9]\d{0,8})/(?P=all_of) (?:(?:cases?|tests?) )?passed\b"
     rf"|(?-i:{TEST_PASSED})|(?-i:{UNITTEST_RAN.pattern})|(?-i:{GTEST_RAN})", re.I)
 """A line that says the program is working or is done: a training loop's loss, metric or step counter (``epoch: 1 step:
 77, loss is 7.187697``, MindSpore's LossMonitor; ``Epoch: 20 Loss:0.0107 Accuarcy: 0.9979``; transformers' Trainer's
@@ -60,9 +59,8 @@ a run that passed (``Ran 17 tests in 0.038s`` then ``OK`` or ``OK (skipped=2)``,
 MindIE-SD's unit tests that raise its error codes on purpose and pass, read config_error 0.60), googletest's records
 of a test that passed (:data:`TEST_PASSED`: ``[       OK ] Suite.Test (0 ms)`` and ``[  PASSED  ] 3 tests.``) with
 its closing count (:data:`GTEST_RAN`): tester58y's b58y-09, hicann/runtime's unit tests whose stubbed driver calls fail
-on purpose, read config_error 0.60. A tally of checks that all passed, ``8/8 passed`` and ``OVERALL: 16/16 cases
-passed`` (the two counts equal; session 59, tester59b's b59b-01: cann-bench's correctness run, whose notice that the
-submission lacked one operator read framework_error 0.60, then 16 cases passed). The test runners' forms are matched
+on purpose, read config_error 0.60. A tally of checks that all passed is progress too (:func:`is_progress`,
+:func:`tally_of`). The test runners' forms are matched
 case-sensitively (a bare ``ok`` is no verdict). With an error word it is no progress line (``Wait links establish
 completed failed``), nor is a status readout's field (the scan's test). The blanks around a separator are one optional
 group and a repeat (``(?:\\s*[:=])?\\s*``): two repeats of blanks on either side of an optional colon split a run of
@@ -90,7 +88,12 @@ MAX_TURNS = 100_000
 file a failing line or a signal was written to (a ``tail`` of ``dirwalk.MAX_FILES``' 20,000 files has 20,000, with
 room); an input past it is not read apart, and a failure in it keeps its answer (a bound on the state, not a fit)."""
 
-_progress = fast_search(PROGRESS)
+_progress_words = fast_search(PROGRESS)
+
+
+def is_progress(line: str) -> bool:
+    """A progress line: :data:`PROGRESS`'s words, or a tally whose checks all passed (:func:`tally_of`)."""
+    return _progress_words(line) is not None or tally_of(line, short=False) is not None
 _MIXED = object()
 """The key of a failure that cannot be placed in one of the files an input holds (past :data:`MAX_TURNS`, or the
 whole input named): :func:`went_on` then answers None."""
@@ -160,7 +163,7 @@ class ProgressScan:
             if self._error(line) is not None or (self._error_head is not None and self._error_head(head)):
                 if not (self._below(head) or self._below(line)):
                     last, kept, new = n, array("q"), array("q")
-            elif _progress(line) is not None and not (self._readout and self._readout(line)):
+            elif is_progress(line) and not (self._readout and self._readout(line)):
                 new.append(n)
         both = kept + new
         if last or both:
@@ -236,21 +239,28 @@ def went_on(scan: ProgressScan, signals: Iterable[Any],
 
 
 PASS_TALLY = lazy_compile(r"\b(\d{1,9})/(\d{1,9}) (?:(?:cases?|tests?) )?passed\b")
-"""A tally of checks that passed, ``7/8 passed`` (the two counts equal: a progress line, :data:`PROGRESS`)."""
+"""A tally of checks that passed, ``8/8 passed``, ``OVERALL: 16/16 cases passed``."""
 
 
-def short_tally(line: str) -> re.Match[str] | None:
-    """A tally on ``line`` that passed fewer checks than it counts (``→ 7/8 passed``, ``OVERALL: 23/24 cases
-    passed``): a failing line of the scan, though it has no error word. One operator's ``8/8 passed`` after
-    another's failure is no sign that the run went on where the run's own tally says some failed (review59: a
-    cann-bench-like run, an ``aclnnAdd`` failure, ``7/8 passed``, two ``8/8 passed`` and ``OVERALL: 23/24``, read
-    as gone on)."""
+def tally_of(line: str, short: bool) -> re.Match[str] | None:
+    """A tally on ``line`` (:data:`PASS_TALLY`) whose checks all passed (``short`` False: a progress line; session
+    59, tester59b's b59b-01, cann-bench's run, whose notice that a submission lacked one operator read
+    framework_error 0.60, then 16 cases passed) or that passed fewer than it counts (``short`` True: ``→ 7/8
+    passed``, a failing line of the scan, though it has no error word; review59: one operator's ``8/8 passed``
+    after another's failure and ``OVERALL: 23/24`` read as gone on). Not in :data:`PROGRESS` as a back-reference:
+    that took the whole pattern off RE2 (:func:`opsbrain.fastre.fast_search`) onto ``re`` (the hook's read)."""
     if "passed" not in line:
         return None
     for m in PASS_TALLY.finditer(line):
-        if int(m.group(1)) < int(m.group(2)):
+        passed, counted = int(m.group(1)), int(m.group(2))
+        if (passed < counted) if short else (0 < passed == counted):
             return m
     return None
+
+
+def short_tally(line: str) -> re.Match[str] | None:
+    """A tally that passed fewer checks than it counts (:func:`tally_of`)."""
+    return tally_of(line, short=True)
 
 
 def progress_scan() -> ProgressScan:
@@ -300,5 +310,5 @@ def survived_run(d: Diagnosis, scan: ProgressScan, signals: list[Any], now: floa
                      [(d.fault_class, d.confidence), *[a for a in d.alternatives if a[0] != d.fault_class]])
 
 
-__all__ = ["AFTER", "HELD", "MAX_TURNS", "PROGRESS", "TAIL", "ProgressScan", "WentOn", "progress_scan", "survived_run",
-           "went_on"]
+__all__ = ["AFTER", "HELD", "MAX_TURNS", "PROGRESS", "TAIL", "ProgressScan", "WentOn", "is_progress", "progress_scan",
+           "short_tally", "survived_run", "tally_of", "went_on"]
