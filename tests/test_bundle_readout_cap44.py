@@ -62,7 +62,7 @@ def test_net_health_readouts_are_capped_both_ways(engine: Any, tmp_path: Path) -
 
 
 def test_a_command_line_and_its_answer_stay_two_lines() -> None:
-    from opsbrain.ingest.surface import goes_on
+    from opsbrain.ingest.pasterows import goes_on
 
     assert not goes_on(f"{HCCN} -i 0 -net_health -g", "net health status: Socket failed")
     assert goes_on("ValueError: the number of devices given in ASCEND_RT_VISIBLE_DEVICES must be less than the",

@@ -20,7 +20,7 @@ class, that changes; the class is asserted for them as for every wrapper. ``dock
 Ray's ``ip=`` of a remote worker name the line's host since session 31, and so does the zh_CN syslog head (the same
 2 excerpts)."""
 ONE_ROW = ("wrap80",)
-"""A line wrapped into one full row and its rest is not told from a line of 80 characters (surface.WRAP_LOOK): a
+"""A line wrapped into one full row and its rest is not told from a line of 80 characters (pasterows.WRAP_LOOK): a
 device number cut at the row's end is then lost (1 DEV excerpt); the class is asserted."""
 
 
@@ -234,7 +234,7 @@ def test_device_fields_aligned_with_tabs() -> None:
 
 
 def test_one_message_wrapped_once_is_joined_but_an_80_character_line_before_a_new_line_is_not() -> None:
-    from opsbrain.ingest.surface import wrapped_paste
+    from opsbrain.ingest.pasterows import wrapped_paste
 
     line = ("Value /data/dump for configuration item dump_path in configuration file /opt/app/acl.json is invalid. "
             "Reason: The path does not exist.")
@@ -246,7 +246,7 @@ def test_one_message_wrapped_once_is_joined_but_an_80_character_line_before_a_ne
 
 
 def test_a_row_that_only_starts_with_a_rule_character_is_text_not_a_banner() -> None:
-    from opsbrain.ingest.surface import unwrap, wrapped_paste
+    from opsbrain.ingest.pasterows import unwrap, wrapped_paste
 
     # torch_npu's task-queue line (CANN 7.0 PyTorch migration FAQ, HelpACLExecute case) cut at 80 columns
     line = "---Thread- --281468173898208: device=0, write_idx=1, read_idx=0, status=0, ret = 500000"

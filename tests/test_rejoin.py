@@ -1,11 +1,11 @@
-"""A row a paste cut at its width, joined back to the row it continues (opsbrain.ingest.surface.goes_on / rejoin),
+"""A row a paste cut at its width, joined back to the row it continues (opsbrain.ingest.pasterows.goes_on / rejoin),
 and never two lines that each stand alone (tester AB case 25: the wrapped assert lost its environment reading)."""
 
 from __future__ import annotations
 
 import pytest
 
-from opsbrain.ingest.surface import goes_on, rejoin
+from opsbrain.ingest.pasterows import goes_on, rejoin
 from opsbrain.ingest.text import ingest_text
 
 CUT = ("AssertionError: local_world_size (8) must be less than or equal to the number",

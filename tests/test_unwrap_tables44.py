@@ -6,7 +6,7 @@ The rows are a Huawei switch's ``display interface brief`` in MindCluster's publ
 ``display interface transceiver verbose``: read as one wrapped line, the transceiver head after them was lost and a
 lane beyond its TX threshold (7.98 dBm > 7.00 dBm) gave no signal."""
 
-from opsbrain.ingest.surface import unwrap, wrapped_paste
+from opsbrain.ingest.pasterows import unwrap, wrapped_paste
 
 TABLE = ["Interface                  PHY      Protocol  InUti OutUti   inErrors  outErrors",
          "400GE1/0/25                up       up        0.01%  0.01%          0          0",

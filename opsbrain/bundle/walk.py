@@ -47,6 +47,8 @@ from opsbrain.ingest.streams import log_name
 from opsbrain.ingest.surface import fill_holes, junk_count, may_carry
 from opsbrain.ingest.transceivers import may_hold
 from opsbrain.ingest.workers import archive_name
+from opsbrain.ingest.wrappers import SAMPLE as HEAD_SAMPLE
+from opsbrain.ingest.wrappers import plain_lines, shared_head
 
 
 @dataclass
@@ -185,6 +187,14 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 _LONG = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.MULTILINE)
 """A line longer than MAX_LINE characters (as ``max(map(len, lines)) > MAX_LINE``, without the lines)."""
+_HEAD_BYTES = 1 << 16
+
+
+def _first_lines(data: bytes | bytearray) -> list[str]:
+    """A file's first lines (of its first 64 KiB), as :func:`opsbrain.ingest.wrappers.shared_head` reads them."""
+    return bytes(data[:_HEAD_BYTES]).decode("utf-8", errors="replace").split("\n")[:HEAD_SAMPLE * 2]
+
+
 _LONG_BYTES = re.compile(rb"^[^\n]{%d}" % (MAX_LINE + 1), re.MULTILINE)
 
 UNKNOWN_CHECK_FILE = ("a file of environment_check the reader does not know (it reads the hccn_tool and npu-smi "
@@ -414,7 +424,9 @@ class _Scan:
         if head and not head.isascii() and (chars := head.decode("utf-8", errors="replace")) and (
                 junk_count(chars) > self.p.binary_share * len(chars)):  # random bytes: ~12% control, half U+FFFD
             return _Content(None, None, False, None)
-        if b"\r" not in data and self.held + len(data) > self.p.hold_text_bytes and not may_carry(data):
+        column = shared_head(_first_lines(data))  # a collector's head on every line (wrappers: session 60)
+        if column is None and b"\r" not in data and self.held + len(data) > self.p.hold_text_bytes and \
+                not may_carry(data):
             # packed as read (its lines are the bytes decoded and split again): no list of lines made here, nor its
             # text (ASCII, as may_carry says: a line of over MAX_LINE bytes is one of as many characters)
             plain_ = not _LONG_BYTES.search(data)
@@ -427,7 +439,10 @@ class _Scan:
         prefixes = None
         # colour codes, container or collector heads: taken off, as from pasted text (plain() of each line, by one
         # scan for a text that is not ASCII: session 42)
-        if may_carry(data) and (got := plain_all(text, lines)) is not None:
+        if column is not None:
+            lines, prefixes = plain_lines(lines, column)
+            data = "\n".join(lines).encode("utf-8", errors="replace")
+        elif may_carry(data) and (got := plain_all(text, lines)) is not None:
             lines, prefixes = got
             data = "\n".join(lines).encode("utf-8", errors="replace")  # for the junk test below
         # no junk character (the control bytes of _JUNK, or U+FFFD: a byte that is not UTF-8) and no long line

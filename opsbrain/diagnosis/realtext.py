@@ -406,12 +406,16 @@ class TextView:
 
 def excerpt_view(text: str, limit: int = MAX_VIEW_LINES) -> str:
     """The text the fallback reads of an excerpt (the same :class:`TextView` rule, on each line as the reader hands
-    it over: without the heads :func:`opsbrain.ingest.surface.plain` takes off; for training)."""
-    from opsbrain.ingest.surface import plain
+    it over: without the heads :func:`opsbrain.ingest.surface.plain` takes off, nor a collector's head on every line,
+    :mod:`opsbrain.ingest.wrappers`; for training)."""
+    from opsbrain.ingest.pasterows import WRAP_LOOK
+    from opsbrain.ingest.wrappers import plain_under, shared_head
 
     view = TextView(limit)
-    for i, raw in enumerate(text.splitlines(), 1):
-        line, head = plain(raw)
+    rows = text.splitlines()
+    column = shared_head(rows[:WRAP_LOOK])  # a collector's head on every line, as the reader takes it off
+    for i, raw in enumerate(rows, 1):
+        line, head = plain_under(raw, column)
         view(line, None, i, head)
     return "\n".join(t for _f, _n, t in view.lines())
 

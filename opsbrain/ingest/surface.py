@@ -29,7 +29,6 @@ instead of a call a line)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 from opsbrain.ingest.records import labelled_line, record_line
@@ -37,10 +36,13 @@ from opsbrain.lazyre import lazy_compile
 
 _ANSI = lazy_compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CRI = lazy_compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) [FP] ?")
-_RFC3339_HEAD = lazy_compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}(?:Z|[+-]\d\d:\d\d) (?=\S)")
+_RFC3339_HEAD = lazy_compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}(?:Z|[+-]\d\d:\d\d) (?=\S)"
+                             r"(?![A-Za-z0-9][\w.-]{0,62} kernel: )")
 """``kubectl logs --timestamps``' head (Go's RFC3339Nano: ``2024-05-01T10:11:12.000000137Z ``) before any text: a stamp
 with a ``T``, a fraction and a zone, then one space, is the collection's (a program's own stamp is written with a
-space, ``2024-05-01 10:11:12,345``, or is followed by a bracketed level, which :data:`_HEAD` takes off)."""
+space, ``2024-05-01 10:11:12,345``, or is followed by a bracketed level, which :data:`_HEAD` takes off). Not the
+stamp of rsyslog's RFC 3339 file format before the kernel's line, whose head stays as a syslog head's does
+(``2025-01-01T10:00:00.123456+08:00 gz-c12 kernel: [ 1.2] EDAC ...``: its host is read from it)."""
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 _VLLM = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.-]+:\d+\]"
 """vLLM's logger head (``%(levelname)s %(asctime)s [%(filename)s:%(lineno)d]``, date ``%m-%d %H:%M:%S``; older
@@ -64,27 +66,30 @@ _HEAD = lazy_compile(r"(?:(?:" + _HEAD_STAMP + r") )?"
 ``EI0002: `` or a bare ``node1: `` is not taken for one."""
 _KUBECTL = lazy_compile(r"\[pod/[^\]\s/]+/[^\]\s]+\] ?")
 _BODY = (r"\[(?i:ERROR|ERR|WARNING|WARN|INFO|DEBUG|EVENT|TRACE|NOTICE|CRITICAL|FATAL)\s*\]|\||\[[WEIF][\d ]|"
-         r"\[rank\d|\([\w.-]* ?pid=\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |[EWIF]\d{4} \d\d:")
+         r"\[rank\d|\([\w.-]* ?(?:rank=\d+ )?pid=\d|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |[EWIF]\d{4} \d\d:")
 """Layouts read at a line's start (a bracketed level of plog and most Ascend tools, a table row, torch's
 ``[W723 10:35:57...]`` and klog's ``E0818 16:33:56`` heads, a process or rank prefix, vLLM's head): an indent or
 a syslog / journal head before one of them is the paste's or the collection's, not the line's."""
-_PROG_HEAD = ("(?:" + _MONTH + "|(?:1[0-2]|[1-9])\u6708)"
-              + r" [ \d]\d \d\d:\d\d:\d\d [A-Za-z0-9][\w.-]{0,62} [\w.\-/]+(?:\[\d+\])?: ")
+_PROG_HEAD = ("(?:(?:" + _MONTH + "|(?:1[0-2]|[1-9])\u6708)" + r" [ \d]\d \d\d:\d\d:\d\d"
+              + r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d))"
+              + r" [A-Za-z0-9][\w.-]{0,62} [\w.\-/]+(?:\[\d+\])?: ")
 _REPORT = r" +(?:EMERGENCY_WARN|GENERAL_WARN|FAIL|PASS|SKIP)\s*$| *\*\*\* "
 """An indented verdict or a ``*** `` detail of an ascend-dmi report (:mod:`opsbrain.ingest.parsers.dmi`), whose
 indent is part of its layout: behind a syslog / journal head the head goes, the indent stays."""
 _SYSLOG_PROG = lazy_compile(_PROG_HEAD + "(?=" + _BODY + "|" + _REPORT + ")")
 """rsyslog's and journalctl's head (``Dec  2 10:00:00 host kernel: ``, ``Mar 19 14:31:09 dell-63 kubelet[1067]: ``;
-under a Chinese locale ``8月 18 16:33:56 kylin10-6018 kubelet[176281]: ``) before a layout of :data:`_BODY` (the host
+under a Chinese locale ``8月 18 16:33:56 kylin10-6018 kubelet[176281]: ``; ``journalctl -o short-iso``'s
+``2025-01-01T10:00:00+0800 host-7 python[1234]: ``) before a layout of :data:`_BODY` (the host
 of an English head stays the line's: :func:`opsbrain.ingest.where.head_host`); before the kernel's own text
 (``[ 12.3] EDAC ...``, ``[ascend] ...``) it stays, and :func:`opsbrain.ingest.where.host_in` reads its host."""
 _INDENT = lazy_compile(r"[ \t]+(?=" + _BODY + ")")
 _QUOTE = lazy_compile(r"(?:> )+|>$")
 """Markdown quote markers (``> ``, ``> > ``; a quoted empty line is ``>``); Python's ``>>> `` prompt is no quote."""
-PROC_PREFIX = r"\((?:[\w.-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?"
+PROC_PREFIX = r"\((?:[\w.-]+ )?(?:rank=\d{1,6} )?pid=\d+(?:, ip=[\d.]+)?\) ?"
 _PROC = lazy_compile(PROC_PREFIX)
-"""A worker process's prefix: vLLM's ``(Worker_DP0_TP7 pid=2112) ``, ``(EngineCore_DP0 pid=1102) ``, Ray's
-``(RayWorkerWrapper pid=45464, ip=10.0.0.2) ``."""
+"""A worker process's prefix: vLLM's ``(Worker_DP0_TP7 pid=2112) ``, ``(EngineCore_DP0 pid=1102) ``, its V1
+multiprocess executor's ``(VllmWorker rank=1 pid=97934) `` (session 60, probe59a), Ray's ``(RayWorkerWrapper pid=45464,
+ip=10.0.0.2) ``."""
 _RANK = lazy_compile(r"\[rank\d+\]: ?")
 """PyTorch's per-rank prefix of a worker's output (``[rank1]: RuntimeError: ...``, ``[rank7]:[W723 ...]``)."""
 _LAUNCHER = lazy_compile(r"\[default\d{1,6}\]: ?|\[\d{1,9},\d{1,9}\]<std(?:out|err)>: ?")
@@ -280,8 +285,9 @@ def _head(line: str) -> int:
     elif c == "\ufeff":
         return 1
     elif c and c not in "|":
-        if line[10:11] == "T" and c.isdigit() and (m := _CRI.match(line) or _RFC3339_HEAD.match(line)):
-            return m.end()
+        if line[10:11] == "T" and c.isdigit() and (m := _CRI.match(line) or _prog_head(line)
+                                                   or _RFC3339_HEAD.match(line)):
+            return m.end()  # (a journal's short-iso head before a layout: as a syslog head, session 60)
         if line[:3] in _LEVEL_STARTS and (m := _VLLM_HEAD.match(line)):
             return m.end()  # its level is the line's unless the line states one (logged_level)
         if line[:3] in _MONTHS:  # a syslog stamp: what follows it tells which head can match
@@ -334,7 +340,7 @@ def logged_level(prefix: str) -> str | None:
 CARRY = (r"(?m:^)\{\"|\x1b|\[pod/|\[rank\d|\[default\d|\]<std| across cluster\]|(?m:^)(?:"
          + _CRI.pattern + r"|\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) \{|(?:(?:" + _HEAD_STAMP + r") (?:"
          + _HEAD_HOST + r")?|" + _HEAD_HOST + r")[\[|\t\n\x0b\x0c\r \x1c-\x1f]|" + _VLLM + r"|>(?: |(?m:$))|[ \t]+(?:"
-         + _BODY + r")|\([\w.-]* ?pid=\d|" + _COMPOSE.pattern + "|" + _PROG_HEAD + "(?:" + _BODY + "))")
+         + _BODY + r")|\([\w.-]* ?(?:rank=\d+ )?pid=\d|" + _COMPOSE.pattern + "|" + _PROG_HEAD + "(?:" + _BODY + "))")
 """Where :func:`plain` can take something off an ASCII line: a JSON record's start (``{"``), a colour code, a kubectl,
 rank or launcher prefix (``[default3]:``, ``[1,3]<stderr>:``), Ray's suffix, a CRI head, logcli's time and label set, a
 collector's head (:data:`_HEAD`'s stamp and/or ``host: ``, before ``[``, ``|`` or white space), vLLM's logger head, a
@@ -363,138 +369,3 @@ def may_carry(data: bytes | bytearray) -> bool:
         else:
             _CARRY = re.compile(CARRY.encode())
     return _CARRY.search(data) is not None
-
-
-WRAP_COLUMNS = 80
-"""A terminal's default width (VT100, xterm, the Linux console): a paste of its screen has long lines cut into rows
-of exactly this many characters."""
-WRAP_LOOK = 2000
-"""Lines looked at, at the start of a file, to tell a wrapped paste: none longer than :data:`WRAP_COLUMNS` and at
-least two rows exactly that long (one such line is as likely a line that happens to be 80 characters, unless the
-row after it goes on its text)."""
-_RULE = "-=*#"
-
-
-def _row(text: str) -> bool:
-    """A row a terminal cut: exactly :data:`WRAP_COLUMNS` characters and not a line drawn to that width, which is
-    whole: a table row ends in its border (``|``, ``+``: an npu-smi or hccn_tool table 80 wide stays a table), a
-    rule or banner starts and ends with the same character (``-``, ``=``, ``*``, ``#``); a text that only starts
-    with one (``---Thread- ...: ret =``, a torch_npu queue line) is text."""
-    return len(text) == WRAP_COLUMNS and text[-1] not in "|+" and not (text[0] in _RULE and text[-1] == text[0])
-
-
-def _columns(text: str) -> set[int]:
-    """Where a column of a table without borders starts: a character after a run of two or more spaces."""
-    return {j for j in range(2, len(text)) if text[j] != " " and text[j - 1] == " " and text[j - 2] == " "}
-
-
-def _aligned(a: str, b: str) -> bool:
-    """Two rows of :data:`WRAP_COLUMNS` characters that are rows of one table without borders, padded to that width:
-    two or more of their columns start at the same places (a Huawei switch's ``display interface brief``, ``400GE1/0/25
-    up   up   0.01%  0.01%   0   0`` under its ``Interface  PHY  Protocol ...`` head; session 44: four such rows
-    were read as one wrapped line, and the ``transceiver information`` head after them was lost). A terminal's cut
-    rows of text share no such columns."""
-    return len(a) == len(b) == WRAP_COLUMNS and len(_columns(a) & _columns(b)) >= 2
-
-
-_LINE_START = lazy_compile(r"\s|\[|\(|\d{4}[-/.]|\d\d[-/:.]|[A-Z][a-z]{2} [ \d]\d |\d{1,2}月 [ \d]\d |[EWIF]\d{4} |"
-                         r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL|Traceback|File \")\b")
-"""How a line of its own starts: an indent, a ``[LEVEL]`` or ``[time]``, a date or time, a syslog month (``Mar``,
-zh_CN ``3月``), a klog head (``E0818``), a level word, a traceback's lines."""
-
-
-def _continues(text: str) -> bool:
-    """A row that goes on the text cut at the row before, not a line of its own (:data:`_LINE_START`)."""
-    return bool(text) and not _LINE_START.match(text)
-
-
-def wrapped_paste(head: list[str]) -> bool:
-    """Whether the first lines of an input (:data:`WRAP_LOOK` of them) are a terminal's wrapped rows: none longer
-    than :data:`WRAP_COLUMNS`, and at least two rows exactly that long, or one whose next row goes on its text (a
-    one-line message wrapped once: ``... in configuration file acl.json i`` then ``s invalid. Reason: ...``)."""
-    if not head:
-        return False
-    texts = [x.rstrip("\r") for x in head]
-    if max(map(len, texts)) > WRAP_COLUMNS:
-        return False
-    rows = [i for i, t in enumerate(texts) if _row(t) and not any(
-        _aligned(t, texts[k]) for k in (i - 1, i + 1) if 0 <= k < len(texts))]
-    return len(rows) >= 2 or (len(rows) == 1 and rows[0] + 1 < len(texts) and _continues(texts[rows[0] + 1]))
-
-
-def unwrap(texts: Iterable[str], cut: int) -> Iterator[tuple[int, str]]:
-    """Numbered lines of a wrapped paste: a row of exactly :data:`WRAP_COLUMNS` characters joined with the row after
-    it (the line numbered as its first row), until a longer row shows the input is no wrapped paste after all (held
-    rows then stand alone, and so do the rest)."""
-    held, at, wrapped, last = "", 0, True, ""
-    for n, row in enumerate(texts, 1):
-        full = _row(row)
-        if wrapped and len(row) > WRAP_COLUMNS:
-            wrapped = False
-        if wrapped and full and _aligned(last, row):  # a table's rows (:func:`_aligned`): each a line of its own
-            if held:
-                yield at, held
-            held, last = "", row
-            yield n, row
-            continue
-        last = row
-        if held and wrapped:
-            row, n = (held + row)[:cut], at
-        elif held:
-            yield at, held
-        held = ""
-        if wrapped and full:
-            held, at = row, n
-            continue
-        yield n, row
-    if held:
-        yield at, held
-
-
-REJOIN_MIN = 60
-"""The shortest row a paste may have cut at its width: editors, mail and issue forms wrap prose at 70-80 columns
-(a terminal's exact 80 is :func:`unwrap`'s); a shorter line ended where its writer ended it."""
-_PROSE_GOES_ON = lazy_compile(r"[a-z]+ ")
-"""How a cut row's rest starts: a lower-case word and a space (``of visible devices (0).``). Not a name before a colon,
-a call, a path, a host, a key or a command (``error:``, ``what():``, ``torch._C``, ``npu-smi``, ``rank=3``)."""
-_OWN_LINE = lazy_compile(r"terminate called |during handling |double free |corrupted |munmap_chunk|malloc")
-"""Lower-case prose that a program prints as a line of its own (libstdc++'s abort, Python's chained traceback, glibc's
-heap checks): never the rest of the row before."""
-_LEVELLED = lazy_compile(r"\b(?:DEBUG|INFO|WARN(?:ING)?|ERROR|CRITICAL|FATAL)\b|\[[DIWEF]\]")
-_COMMAND_END = lazy_compile(r"\s--?[A-Za-z][\w-]*$")
-"""A command line's last option (``/usr/local/Ascend/driver/tools/hccn_tool -i 0 -net_health -g``): the row after it
-is the command's answer (``net health status: Socket failed``), never the rest of the command (session 44: a
-collection's full command paths reach :data:`REJOIN_MIN`, and the answer, a readout, was read joined to it)."""
-
-
-def goes_on(prev: str, row: str) -> bool:
-    """Whether ``row`` is the rest of ``prev`` that a paste cut at its width (``... must be less than or equal to the
-    number`` then ``of visible devices (0).``): ``prev`` is at least :data:`REJOIN_MIN` long, ends inside a word or
-    number (no end punctuation, bracket or table border), and is prose, with no level, no indent and no head that
-    carries a level (a logger's line whose rest lost its head would be read at that level); ``row`` starts with a
-    lower-case word and a space (:data:`_PROSE_GOES_ON`), is none of :data:`_OWN_LINE`, and has no head of its own.
-    A traceback's indented lines, a log line with its head, a table row, a rule and ``key: value`` lines never
-    continue a row, and no row continues a command line (:data:`_COMMAND_END`)."""
-    if len(prev) < REJOIN_MIN or not prev[-1].isalnum() or not row[:1].islower() or not row.isascii() or \
-            _COMMAND_END.search(prev):
-        return False
-    if not _PROSE_GOES_ON.match(row) or _OWN_LINE.match(row) or plain(row)[1]:
-        return False
-    body, head = plain(prev)
-    return not (_LEVELLED.search(head) or _LINE_START.match(body) or _LEVELLED.match(body))
-
-
-def rejoin(rows: Iterable[str], cut: int) -> Iterator[tuple[int, str]]:
-    """Numbered lines, a row that :func:`goes_on` the one before joined to it with a space (the line numbered as its
-    first row; a joined line is cut at ``cut``)."""
-    held: str | None = None
-    last, at = "", 0
-    for n, row in enumerate(rows, 1):
-        if held is not None and goes_on(last, row):
-            held, last = (held + " " + row)[:cut], row
-            continue
-        if held is not None:
-            yield at, held
-        held, last, at = row, row, n
-    if held is not None:
-        yield at, held

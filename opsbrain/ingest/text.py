@@ -41,15 +41,17 @@ from opsbrain.ingest.linememo import ReadMemo
 from opsbrain.ingest.npuinfo import NPU_INFO, NpuInfoScan, PortStates, link_downs
 from opsbrain.ingest.parsers import MAX_LINE
 from opsbrain.ingest.parsers.sigkill import KilledTracebackScan
+from opsbrain.ingest.pasterows import WRAP_LOOK, rejoin, unwrap, wrapped_paste
 from opsbrain.ingest.recovered import RecoveredScan
 from opsbrain.ingest.repeats import fold_runs
 from opsbrain.ingest.signal import Signal
 from opsbrain.ingest.stopped import StopScan
-from opsbrain.ingest.surface import WRAP_LOOK, grep_file, looks_binary, plain, rejoin, unwrap, wrapped_paste
+from opsbrain.ingest.surface import grep_file, looks_binary
 from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.transceivers import Beyond, TransceiverScan, power_signal
 from opsbrain.ingest.unraisable import UnraisableScan
 from opsbrain.ingest.workers import device_dir, host_root, real_host_file
+from opsbrain.ingest.wrappers import plain_under, shared_head
 from opsbrain.lazyre import lazy_compile
 
 BINARY_HEAD = 64
@@ -134,8 +136,9 @@ class LineReader:
                 return
             self.stats.notes.append(f"{file or 'input'}: log lines after its npu-exporter page (from line "
                                     f"{skip + 1}): read as log lines")
+        column = shared_head(head)  # a collector's head on every line (srun --label's, a journal's): taken off
         wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
-        # a terminal's rows, else rows a paste cut at its width (surface.goes_on), joined back; counted and cut first
+        # a terminal's rows, else rows a paste cut at its width (pasterows.goes_on), joined back; counted and cut first
         numbered = (unwrap if wrapped else rejoin)(self._cut(chain(head, it)), MAX_LINE)
         if skip:
             numbered = ((n + skip, x) for n, x in numbered)
@@ -167,7 +170,7 @@ class LineReader:
             if raw[:4] == "==> " and raw.endswith(" <=="):  # tail's / head's header before each file's lines
                 header = raw[4:-4].strip() or None
                 continue
-            line, prefix = plain(raw)
+            line, prefix = plain_under(raw, column)
             recovered.step(n, line)
             killed.step(n, line)
             stopped.step(n, line)

@@ -28,8 +28,14 @@ RE_TWIN_HOST = screened(TWIN_HOST)
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|1[0-2]月|0?[1-9]月"
 """A syslog head's month: English's abbreviation, or the zh_CN locale's ``12月`` (rsyslog under LANG=zh_CN.UTF-8:
 ``12月 05 03:10:00 gz-trn-c12 kernel: ...``), as :data:`opsbrain.ingest.timestamps.MONTH` reads its time."""
-_SYSLOG_HEAD = (r"(?:<\d+>)?(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
-                r"(?:kernel|[\w.\-/]+(?:\[\d+\])?):")
+_SYSLOG_HEAD = (r"(?:<\d+>)?(?:(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
+                r"(?:kernel|[\w.\-/]+(?:\[\d+\])?)"
+                r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
+                r"(?:kernel|[\w.\-/]+\[\d+\])):")
+"""A syslog head (``Dec  2 10:00:00 host prog[pid]: ``) or, stamped as ``journalctl -o short-iso`` and rsyslog's RFC
+3339 file format write it, ``2025-01-01T10:00:00+0800 host-7 python[1234]: `` (session 60, probe59a; the kernel's or
+a program with its pid: an application's ``<ISO stamp> ERROR main: `` names no host). The host is the first group
+or the second."""
 RE_SYSLOG_HOST = screened("^" + _SYSLOG_HEAD)
 _HEAD_HOST = lazy_compile(_SYSLOG_HEAD)
 RE_WORKER = screened(r"(?<![\w-])(worker[-_]?\d+|node[-_]\d+(?:[-_]\d+)*)(?![\w-])", re.I)
@@ -98,7 +104,7 @@ def host_in(text: str) -> str | None:
     names none, :data:`LOCAL_HOST`)."""
     if m := RE_TWIN_HOST.search(text):
         return m.group(1)
-    if (m := RE_SYSLOG_HOST.match(text)) and (h := _syslog_host(m.group(1))):
+    if (m := RE_SYSLOG_HOST.match(text)) and (h := _syslog_host(m.group(1) or m.group(2))):
         return h
     if m := RE_IP_FIELD.search(text):
         return m.group(1)
@@ -111,7 +117,7 @@ def head_host(head: str) -> str | None:
     """The host of a syslog or journal head taken off a line (:func:`opsbrain.ingest.surface.plain`'s prefix, where
     it may follow a paste's own heads), or None."""
     m = _HEAD_HOST.search(head) if head else None
-    return _syslog_host(m.group(1)) if m else None
+    return _syslog_host(m.group(1) or m.group(2)) if m else None
 
 
 _NOT_AN_INDEX = lazy_compile(r"[xX][0-9a-fA-F]|:[0-9a-fA-F]{2}\b|\.\d")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tarfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,10 +37,10 @@ from opsbrain.ingest.derive import SectionPlacer
 from opsbrain.ingest.dirwalk import log_files
 from opsbrain.ingest.encoding import SAMPLE
 from opsbrain.ingest.streams import ROTATION
-from opsbrain.ingest.surface import plain
 from opsbrain.ingest.text import LineReader, TextStats
 from opsbrain.ingest.where import with_host
 from opsbrain.ingest.workers import NODE_LOG_DIRS, device_dir, is_wrapper
+from opsbrain.ingest.wrappers import MIN_LINES, plain_under, shared_head
 from opsbrain.sources.tailread import TailText, line_stamp, split_lines, tell_codec
 
 READ_BUDGET = 4 << 20
@@ -79,6 +80,8 @@ class _Tail:
     whole: bytes | None = None  # digest of the whole file while it is at most SMALL_BYTES: a health table
     # rewritten in place at the same size (``npu-smi info > t.txt`` every minute) differs
     text: TailText = field(default_factory=TailText)  # how its bytes are read into lines
+    column: re.Pattern[str] | None = None  # a collector's head on its every line (ingest.wrappers.shared_head)
+    column_told: bool = False  # told from its first lines (read under plain() until then)
     replay_to: int = 0  # its bytes before this offset were written before the watch (or while it was stopped)
 
 
@@ -235,12 +238,15 @@ class LogFollower:
         host, device = host_dir(rel), device_dir(rel)
         lines = split_lines(text, data, rel, self.stats)
         tail.line_no += text.page_lines  # a metrics page's lines, passed over
+        if not tail.column_told and sum(1 for x in lines if x is not None and x.strip()) >= MIN_LINES:
+            # a collector's head on every line (ingest.wrappers), told once from the first poll that has lines
+            tail.column, tail.column_told = shared_head(x for x in lines if x is not None), True
         for raw in lines:
             tail.line_no += 1
             self.lines += 1
             if raw is None:  # binary content: counted
                 continue
-            line, prefix = plain(raw)
+            line, prefix = plain_under(raw, tail.column)
             stamp = line_stamp(text, line, prefix, wall)
             for s in parse_line(line, wall, head=prefix, file_device=device):
                 if (placed := tail.place(s)) is not None:

@@ -1,0 +1,110 @@
+"""A collector's head on every line of a file: taken off every line that carries it (session 60, probe59a).
+
+:func:`opsbrain.ingest.surface.plain` takes a head off a line when the line alone shows it is one. Some heads a
+tool puts before each line it collects can be told only from the whole: ``srun --label``'s ``3: `` (a numbered
+line of any text would do), a syslog or journal head before a traceback's lines (``plain`` takes it off only before
+a layout it reads: a bracketed level, a table row), a fan-out tool's ``worker-1: `` likewise. probe59a wrapped 38
+excerpts as collectors do: behind such heads a wait read config_error at its waiter and healthy runs read
+framework_error. Where most lines of a file's first ones start with one such head (:data:`SHARE` of the lines that
+are not blank, at least :data:`MIN_LINES`), it is the collection's: taken off each line that has it, then the line's
+own heads as ``plain`` finds them. The heads (:data:`FORMS`):
+
+- a syslog or journal head with its program, stamped as rsyslog's default (``Jan  1 10:00:00 host-7 python[1234]: ``;
+  ``8月 18 16:33:56 ...`` under a Chinese locale), journalctl's ``-o short`` (``Jan 01 ...``), ``-o short-iso``
+  (``2025-01-01T10:00:00+0800 host-7 python[1234]: ``, systemd ``journalctl(1)``) and rsyslog's RFC 3339 file format
+  (``2025-01-01T10:00:00.123456+08:00 ...``): not the kernel's, whose lines the kernel parsers read with their head
+  (``kernel: [ 12.3] EDAC ...``) as before;
+- Jenkins' Timestamper on a Pipeline's console (``[2025-01-01T10:00:00.123Z] ``);
+- ``srun --label``'s task number (``3: ``, right-aligned to the widest number: `` 3: `` among 16 tasks;
+  Slurm's ``srun(1)``);
+- a fan-out tool's host (pdsh, clush, ``ansible -m shell``: ``worker-1: ``, a digit and a dot or dash in it, as
+  ``plain`` takes it before a layout).
+
+The head taken off stays in the line's prefix, where the host (:func:`opsbrain.ingest.where.head_host`,
+:func:`opsbrain.ingest.surface.head_source`) and the time (``parse_stamp``) are read as before."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from opsbrain.ingest import surface
+from opsbrain.lazyre import lazy_compile
+
+_ISO_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
+_MONTH_STAMP = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|(?:1[0-2]|0?[1-9])\u6708) [ \d]\d \d\d:\d\d:\d\d"
+_PROGRAM = r" [A-Za-z0-9][\w.-]{0,62} (?!kernel:)[\w.\-/@]{1,64}(?:\[\d{1,10}\])?: "
+FORMS: dict[str, re.Pattern[str]] = {
+    "journal": lazy_compile("(?:" + _ISO_STAMP + "|" + _MONTH_STAMP + ")" + _PROGRAM),
+    "jenkins": lazy_compile(r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] "),
+    "label": lazy_compile(r" {0,6}\d{1,7}: "),
+    "fan-out": lazy_compile(surface._FAN_OUT),
+}
+"""The heads a collector puts before each line, read at a line's start (the module's docstring)."""
+SHARE = 0.6
+"""Of a file's first lines that are not blank, the share that starts with one head for it to be the collection's.
+reason: a journal keeps a multi-line message's later lines without the head, a traceback's are a third to a half of a
+paste; a file whose own lines start so (a numbered list, ``rank-0: ``) by chance does not reach it."""
+MIN_LINES = 3
+"""Lines with the head, at least: two lines that start with ``3: `` are no collection."""
+SAMPLE = 200
+"""Lines that are not blank looked at, at a file's start."""
+LOOK = 8
+"""Lines that are not blank looked at before the first with a head: a collector's head is on a file's first lines (a
+journal's ``-- Logs begin at ... --`` line before them)."""
+
+
+def _form_of(text: str) -> str | None:
+    for name, form in FORMS.items():
+        if form.match(text):
+            return name
+    return None
+
+
+def shared_head(lines: Iterable[str]) -> re.Pattern[str] | None:
+    """The head of :data:`FORMS` that most of ``lines`` (a file's first ones) start with, or None."""
+    counts = dict.fromkeys(FORMS, 0)
+    seen = 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        seen += 1
+        if seen > LOOK and not any(counts.values()):
+            return None  # (most files: a few lines looked at)
+        text = raw.lstrip("\ufeff")
+        name = _form_of(text) or _form_of(surface.plain(text)[0])
+        if name is not None:
+            counts[name] += 1
+        if seen >= SAMPLE:
+            break
+    name, most = max(counts.items(), key=lambda kv: kv[1])
+    return FORMS[name] if most >= MIN_LINES and most >= SHARE * seen else None
+
+
+def plain_under(raw: str, head: re.Pattern[str] | None) -> tuple[str, str]:
+    """:func:`opsbrain.ingest.surface.plain` of a line of a file whose lines carry ``head`` (:func:`shared_head`):
+    ``head`` taken off where the line has it, before or after the heads ``plain`` takes off."""
+    if head is None:
+        return surface.plain(raw)
+    if m := head.match(raw):
+        line, prefix = surface.plain(raw[m.end():])
+        return line, raw[:m.end()] + prefix
+    line, prefix = surface.plain(raw)
+    if prefix and (m := head.match(line)):
+        rest, more = surface.plain(line[m.end():])
+        return rest, prefix + line[:m.end()] + more
+    return line, prefix
+
+
+def plain_lines(lines: Sequence[str], head: re.Pattern[str]) -> tuple[list[str], list[str]]:
+    """Each line's text and prefix under ``head`` (:func:`plain_under`)."""
+    texts: list[str] = []
+    prefixes: list[str] = []
+    for raw in lines:
+        text, prefix = plain_under(raw, head)
+        texts.append(text)
+        prefixes.append(prefix)
+    return texts, prefixes
+
+
+__all__ = ["FORMS", "LOOK", "MIN_LINES", "SAMPLE", "SHARE", "plain_lines", "plain_under", "shared_head"]
