@@ -115,6 +115,16 @@ class _Index:
                 if n:
                     self.size[ident] = max(self.size.get(ident, 0), n)
         self.servers = {p.server for p in procs if p.server}
+        self.groups = {ident for ident, _rank in self.by_rank}
+
+    def group_of(self, e: RankError, p: RankProcess) -> str | None:
+        """The communicator a line of ``p`` names: as written, unless no process of the input registered one of that
+        name and ``p`` has one communicator, which it is: MindSpore's ``hccl_world_group`` in a rank-table job, whose
+        ``hcom init by file`` line names no identifier (``identifier-NA``; session 60, probe60b: every wait of such a
+        job was a dead end, and the first waiter's remote the root)."""
+        if e.group is not None and e.group not in self.groups and len(p.ranks) == 1:
+            return next(iter(p.ranks))
+        return e.group
 
     def biggest(self) -> str | None:
         """The communicator with the most ranks (socket errors name none; ascend-fd places them there)."""
@@ -143,7 +153,7 @@ def _target(e: RankError, p: RankProcess, ix: _Index) -> RankProcess | None:
             return p
         if e.kind == "rootinfo" and e.group is None and len(p.ranks) > 1:
             return None  # which communicator's rank is not known (review41: not the first's)
-        group = e.group or next(iter(p.ranks), None)
+        group = ix.group_of(e, p) or next(iter(p.ranks), None)
         if e.remote_rank is not None and group is not None:
             return ix.by_rank.get((group, e.remote_rank))
     return None
@@ -275,7 +285,7 @@ def analyse(table: RankTable) -> RootCluster:
 
 def _timing(errs: list[RankProcess], ix: _Index, kind: str, first: RankProcess) -> RootCluster | None:
     """The timing rules of step 3, or None when they do not decide."""
-    group = next((e.group for e in first.errors if e.kind == kind and e.group), None) or ix.biggest()
+    group = next((g for e in first.errors if e.kind == kind and (g := ix.group_of(e, first))), None) or ix.biggest()
     members = ix.members(group)
     if not members:
         return None
@@ -327,7 +337,7 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
     waiters = [p.name for p in errs if any(x.kind == kind for x in p.errors)]
     peer_wait = _peer_wait(errs, kind)
     if not edges and peer_wait and waiters and (absent or not dead):
-        return _silent_peer(errs, byname, waiters, [d for d in dead if d["waiter"] in absent], kind, table)
+        return _silent_peer(errs, byname, waiters, [d for d in dead if d["waiter"] in absent], kind, table, ix)
     if not edges:
         roots = [byname[d["waiter"]] for d in dead][:1] or [byname[w] for w in waiters] or errs
         chain = [roots[0].name, dead[0]["remote"]] if dead else []
@@ -374,7 +384,7 @@ def _graph(errs: list[RankProcess], ix: _Index, kind: str, table: RankTable) -> 
         rule = "a device waits on itself while others wait on it: it is the root"
     elif not cyc and peer_wait and top[0] in absent:
         d = next(d for d in dead if d["waiter"] == top[0])
-        peer = _stand_in(d, byname)
+        peer = _stand_in(d, byname, ix, table)
         rule = (f"the end of the wait chain, {top[0]}, waited for {peer.name}, whose logs are absent from the input: "
                 "that peer is the root (its own logs hold the cause), the erroring device is the one that waited")
         roots, chain = [peer], chain + [peer.name]
@@ -406,26 +416,37 @@ def _peer_wait(errs: list[RankProcess], kind: str) -> bool:
         e.kind == kind and e.remote_rank is not None for p in errs for e in p.errors))
 
 
-def _stand_in(d: dict[str, Any], byname: dict[str, RankProcess]) -> RankProcess:
+def _stand_in(d: dict[str, Any], byname: dict[str, RankProcess], ix: _Index, table: RankTable) -> RankProcess:
     """The absent peer a dead end names (its address, and its rank where the waiter's line gives one), a process
-    without lines of its own."""
-    e = next((x for x in byname[d["waiter"]].errors if x.ref is d["ref"]), None)
+    without lines of its own; a rank alone, at the server and device a rank table of the input gives it
+    (:func:`opsbrain.ingest.rankhosts.rank_in_table`; before, the root's host was ``rank 10 of <group>``)."""
+    waiter = byname[d["waiter"]]
+    e = next((x for x in waiter.errors if x.ref is d["ref"]), None)
     if e is not None and e.kind == "transport" and e.remote_ip and e.remote_device is not None:
         # a server address and a device: that host's device, as the chain names a device of the input
         return RankProcess(worker=e.remote_ip, pid="", server=e.remote_ip, phy_id=e.remote_device,
                            label=f"{e.remote_ip} device {e.remote_device}")
+    if e is not None and not e.remote_ip and e.remote_rank is not None and table.listed:
+        from opsbrain.ingest.rankhosts import rank_in_table
+
+        group = ix.group_of(e, waiter)
+        if (at := rank_in_table(e.remote_rank, table.listed, ix.size.get(group or ""))) is not None:
+            server, device, _file = at
+            return RankProcess(worker=server, pid="", server=server, phy_id=device,
+                               label=f"{server} device {device} (rank {e.remote_rank})")
     rank = f" (rank {e.remote_rank})" if e is not None and e.remote_ip and e.remote_rank is not None else ""
-    return RankProcess(worker=d["remote"], pid="", label=d["remote"] + rank)
+    # a rank no table places: no host (the label names it; before, "rank 14 of <group>" stood as the root host)
+    return RankProcess(worker=d["remote"] if e is None or e.remote_ip else "", pid="", label=d["remote"] + rank)
 
 
 def _silent_peer(errs: list[RankProcess], byname: dict[str, RankProcess], waiters: list[str],
-                 dead: list[dict[str, Any]], kind: str, table: RankTable) -> RootCluster:
+                 dead: list[dict[str, Any]], kind: str, table: RankTable, ix: _Index) -> RootCluster:
     """A peer wait whose remote no process of the input is: the peer its line names (a link table's dest_ip and
     rank, a notify wait's remote rank) is the root, a stand-in without lines of its own; where no line names it,
     no root (the peer is unknown), and the rule says the erroring device is the one that waited."""
     if dead:
         d = dead[0]
-        peer = _stand_in(d, byname)
+        peer = _stand_in(d, byname, ix, table)
         return RootCluster(kind, [peer], [d["waiter"], peer.name],
                            rule=(f"{d['waiter']} waited for {peer.name}, which did not answer; no process of the "
                                  "input is that peer (its logs are absent): the peer is the root (its own logs "

@@ -98,6 +98,21 @@ def rank_table_listing(rank_tables: dict[str, list[str]]) -> dict[str, dict[str,
     return out
 
 
+def rank_in_table(rank: int, listed: dict[str, dict[str, Any]], ranks: int | None
+                  ) -> tuple[str, int, str] | None:
+    """(server address, device, file) a rank table of the input gives rank ``rank`` (its ``rank_id``), where the
+    communicator the rank is of has as many ranks as the table lists (``ranks``; None: its size is not known, as for
+    torch_npu's RankID, the job's global rank), else None (session 60, probe60b)."""
+    rows = [row for key, row in listed.items() if row["server"] == key]
+    if ranks is not None and ranks != sum(len(row["ranks"]) for row in rows):
+        return None
+    for row in rows:
+        for dev, rid in zip(row["devices"], row["ranks"], strict=False):
+            if rid == str(rank) and dev.isdigit():
+                return row["server"], int(dev), row["file"]
+    return None
+
+
 def listed_words(address: str, listed: dict[str, dict[str, Any]]) -> str | None:
     """``the rank table F lists server 10.0.0.40 (devices 0-7, ranks 56-63)`` (a device address: ``... lists device
     192.168.39.1 (server 10.0.0.40, device 0, rank 56)``), None where no rank table lists the address."""

@@ -416,6 +416,7 @@ class RankCollector(RankFeeding, ConsoleReading):
                 p.device_ip = self.device_ips.get(p.worker, {}).get(p.device)
             p.worker = shown(p.worker) or p.server or ""  # pasted text names no worker: the server address does
             seen.append(p)
+        _split_servers(seen)
         ips = {shown(w): ips for w, ips in self.device_ips.items()}
         listed = rank_table_listing(self._rank_tables)
         jobs = part_runs(seen)
@@ -426,6 +427,21 @@ class RankCollector(RankFeeding, ConsoleReading):
             for job in table.jobs:
                 job.listed = listed
         return table
+
+
+def _split_servers(seen: list[RankProcess]) -> None:
+    """A folder whose processes printed two server addresses for one device holds several hosts' processes (a
+    multi-host job's ``process_log/rank_N/`` gathered in one folder): each of its processes that printed its server is
+    named by it (session 60, probe60b: the folder's processes were kept one a device, half the job dropped, and the
+    root named an absent rank). A restart on one host prints its one address again."""
+    servers: dict[tuple[str, int], set[str]] = {}
+    for p in seen:
+        if p.server and p.device is not None:
+            servers.setdefault((p.worker, p.device), set()).add(p.server)
+    mixed = {worker for (worker, _device), named in servers.items() if len(named) > 1}
+    for p in seen:
+        if p.worker in mixed and p.server:
+            p.worker = p.server
 
 
 def _job_table(attempts: list[list[RankProcess]], ips: dict[str, dict[int, str]]) -> RankTable:
