@@ -121,3 +121,63 @@ def test_a_bundles_labelled_console_reads_as_the_bare_one(tmp_path: Path) -> Non
         d = json.loads(res.output)["diagnosis"]
         answers.append((d["fault_class"], round(d["confidence"], 2), (d.get("root") or {}).get("device")))
     assert answers[1:] == answers[:1] * 2, answers
+
+
+@pytest.mark.parametrize("gutter", ["{:>4} | ", "{}:", "{:>7} ", "{:>4}  ", "{:>3} \u2502 "])
+def test_line_numbers_in_order_are_taken_off(gutter: str) -> None:
+    """An editor's, a pager's or a viewer's line numbers (session 60, probe60a): taken off, the line's own indent
+    kept."""
+    rows = [gutter.format(i + 12) + ln for i, ln in enumerate(TRACEBACK)]
+    column = shared_head(rows)
+    assert column is not None
+    assert [plain_under(r, column)[0] for r in rows] == TRACEBACK
+
+
+def test_numbers_out_of_order_are_no_gutter() -> None:
+    """A clock at each line's start or srun's task numbers are not line numbers."""
+    assert shared_head([f"10:00:0{i} step {i} done" for i in range(6)]) is None
+    labelled = [f"{r}: {ln}" for r, ln in zip((3, 0, 3, 1), TRACEBACK, strict=True)]
+    assert shared_head(labelled) is FORMS["label"]
+
+
+def test_a_numbered_grep_line_keeps_its_file() -> None:
+    from opsbrain.ingest.surface import grep_file
+
+    rows = [f"{i + 1}:device-0/device-109652_20240913141212740.log:25{i}8:[ERROR] AICPU(24515,aicpu_scheduler):x"
+            for i in range(4)]
+    column = shared_head(rows)
+    assert column is not None
+    line, prefix = plain_under(rows[0], column)
+    assert line.startswith("[ERROR] AICPU") and grep_file(prefix) == "device-0/device-109652_20240913141212740.log"
+
+
+def test_the_words_around_a_fenced_paste_are_not_read() -> None:
+    from opsbrain.ingest.wrappers import fence_prose
+
+    paste = ["It fails after a few steps. Here is the log:", "```text", *TRACEBACK, "```", "Any idea? Thanks!"]
+    assert fence_prose(paste) == {0, len(paste) - 1}
+    assert fence_prose(TRACEBACK) == set()
+    assert fence_prose(["```", *TRACEBACK]) == set()  # a fence left open: nothing outside it
+    # a log whose own lines come before a fence (a served model's Markdown answer printed in it): no paste
+    log = [f"INFO 03-01 10:00:{i:02d} [engine.py:1] step {i}" for i in range(12)]
+    assert fence_prose(log + ["```python", "print(1)", "```"] + log) == set()
+
+
+def test_a_healthy_run_with_the_writers_words_around_its_fence_stays_healthy(engine: Any) -> None:
+    """probe60a: ``... fails after a few steps. Here is the log:`` before a fenced healthy run (b55d-01, a verl run
+    that ended well) read framework_error, the sentence its evidence."""
+    text = _blind_texts()["b55d-01"]
+    bare = diagnose_logs("-", engine, stdin=io.BytesIO(text.encode()))["diagnosis"]
+    paste = ("My training job with verl on 910B fails after a few steps. Here is the log:\n```text\n" + text +
+             "```\nAny idea what is wrong? Thanks!\n")
+    d = diagnose_logs("-", engine, stdin=io.BytesIO(paste.encode()))["diagnosis"]
+    assert (d["fault_class"], round(d["confidence"], 2)) == (bare["fault_class"], round(bare["confidence"], 2))
+
+
+def test_fence_lines_do_not_count_toward_a_long_input() -> None:
+    from opsbrain.diagnosis.realtext import LONG_INPUT, excerpt_view
+
+    rows = [f"step {i} loss {2 - i / 100:.2f}" for i in range(LONG_INPUT - 2)] + ["RuntimeError: boom"]
+    bare = excerpt_view("\n".join(rows))
+    assert "step 0 loss" in bare  # an excerpt's whole view (a long input's: its stated lines and their neighbours)
+    assert excerpt_view("\n".join(["```text", *rows, "```"])) == bare

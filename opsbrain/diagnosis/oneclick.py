@@ -364,12 +364,14 @@ class _Hooks:
         self._file_worker: dict[str | None, str] = {}
 
     def __call__(self, line: str, file: str | None, line_no: int, t: float, head: str = "",
-                 origin: str | None = None) -> None:
+                 origin: str | None = None, words: bool = True) -> None:
+        """``words``: False for a paste's own words around its Markdown fences (the text view leaves them out)."""
         if self.knowledge is not None:
             self.knowledge(line, file, line_no, t)
         # ``origin``: the file the line was written to, where the input holds several (grep -r, tail of many)
         self.ranks.feed(line, file, line_no, None if origin else self._host(file, head), origin=origin)
-        self.view(line, file, line_no, head)
+        if words:
+            self.view(line, file, line_no, head)
         self.progress(line, file, line_no, head, origin)  # (each file of several files' lines apart)
         if self.scanned < DEVICE_SCAN_LINES:
             self.scanned += 1

@@ -299,8 +299,8 @@ class TextView:
         full = len(self.first) >= self.limit
         if full:  # past a paste's size only error lines are kept: the common line of a large log costs one search
             self.overflow = True
-        if (line, head) in self._done:
-            return
+        if (line, head) in self._done or MARKDOWN_FENCE.match(line.strip()):
+            return  # (a fence is not read: nor counted toward a long input, session 60, probe60a)
         self.handed += 1
         if len(self._done) < MAX_DONE:
             self._done.add((line, head))
@@ -409,12 +409,15 @@ def excerpt_view(text: str, limit: int = MAX_VIEW_LINES) -> str:
     it over: without the heads :func:`opsbrain.ingest.surface.plain` takes off, nor a collector's head on every line,
     :mod:`opsbrain.ingest.wrappers`; for training)."""
     from opsbrain.ingest.pasterows import WRAP_LOOK
-    from opsbrain.ingest.wrappers import plain_under, shared_head
+    from opsbrain.ingest.wrappers import fence_prose, plain_under, shared_head
 
     view = TextView(limit)
     rows = text.splitlines()
     column = shared_head(rows[:WRAP_LOOK])  # a collector's head on every line, as the reader takes it off
+    prose = fence_prose(rows[:WRAP_LOOK])  # a paste's words around its fences, which the reader does not read
     for i, raw in enumerate(rows, 1):
+        if i - 1 in prose:
+            continue
         line, head = plain_under(raw, column)
         view(line, None, i, head)
     return "\n".join(t for _f, _n, t in view.lines())

@@ -115,8 +115,9 @@ _GREP_FILE = lazy_compile(r"(?:\.(?:log|txt|out|err)(?:\.\d+)?(?:\.(?:gz|bz2|xz)
 ``messages`` / ``syslog`` / ``kern.log``, ``dmesg``): before a colon at a line's start, ``grep``'s file name. A
 source file's (``x.cc:12:``, a compiler's message) is not taken."""
 _GREP_MAX = 512
-# grep's file after the line's start, a space or a launcher's tag (``[rank3]:``, ``[1,3]<stderr>:``)
-_GREP_IN_PREFIX = lazy_compile(r"(?:^|(?<=\s)|(?<=\]:)|(?<=>:))([^\s:'\"]+):(?:\d+:)?")
+# grep's file after the line's start, a space, a launcher's tag (``[rank3]:``, ``[1,3]<stderr>:``) or an editor's
+# line number (``12:``: ingest.wrappers)
+_GREP_IN_PREFIX = lazy_compile(r"(?:^|(?<=\s)|(?<=\]:)|(?<=>:)|(?<=\d:))([^\s:'\"]+):(?:\d+:)?")
 _GREP_LINE = lazy_compile(r"\d+:")
 """``grep -n``'s line number after the file name and its colon; not a date (``2025-03-01``), nor the hour of a line
 that starts with its clock time (:data:`_CLOCK`). A context line's ``-`` separator (``-A/-B/-C``) is not read."""

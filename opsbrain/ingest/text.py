@@ -14,12 +14,12 @@ without one takes the time of the line before; a stamp without a year takes that
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from itertools import chain, islice
 from operator import itemgetter
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, Protocol, cast
 
 from opsbrain.ingest.bytelines import (  # noqa: F401 - re-exported: the limits, the statistics and the walk
     EXPANSION_FLOOR,
@@ -51,7 +51,7 @@ from opsbrain.ingest.timestamps import parse_stamp
 from opsbrain.ingest.transceivers import Beyond, TransceiverScan, power_signal
 from opsbrain.ingest.unraisable import UnraisableScan
 from opsbrain.ingest.workers import device_dir, host_root, real_host_file
-from opsbrain.ingest.wrappers import plain_under, shared_head
+from opsbrain.ingest.wrappers import fence_prose, plain_under, shared_head
 from opsbrain.lazyre import lazy_compile
 
 BINARY_HEAD = 64
@@ -78,10 +78,18 @@ RE_PING_END = lazy_compile(r"^\s*\d+ packets transmitted, \d+ received\b")
 loss`` prints nothing after it; iputils' too ends there): the lines after it are not the pinging device's (session 46,
 review46c: an NPU's out-of-memory or runtime line after a ping loop's output was placed on the last NPU pinged)."""
 
+class LineHook(Protocol):
+    """What a reader hands every line to: the line, its file, number and time, the head taken off it, the file it was
+    first written to (``origin``), and ``words``: False for a paste's own words around its Markdown fences."""
+
+    def __call__(self, line: str, file: str | None, line_no: int, t: float, head: str = "",
+                 origin: str | None = None, words: bool = True) -> None: ...
+
+
 class LineReader:
     """Turns lines into signals, one source at a time, keeping times and line numbers."""
 
-    def __init__(self, hook: Callable[[str, str | None, int, float, str, str | None], None] | None = None) -> None:
+    def __init__(self, hook: LineHook | None = None) -> None:
         self.hook = hook  # called with every line (the knowledge matcher): line, file, line number, time, the head
         # a collection or a paste put before it (surface.plain's prefix), the file it came from (self.origins)
         self.stats = TextStats()
@@ -137,6 +145,10 @@ class LineReader:
             self.stats.notes.append(f"{file or 'input'}: log lines after its npu-exporter page (from line "
                                     f"{skip + 1}): read as log lines")
         column = shared_head(head)  # a collector's head on every line (srun --label's, a journal's): taken off
+        prose = fence_prose(head)  # a Markdown paste's words around its fences: not the log's words
+        if prose:
+            self.stats.notes.append(f"{file or 'input'}: {len(prose)} line(s) outside the paste's Markdown fences "
+                                    "read as the writer's words: their codes and messages read, not their words")
         wrapped = wrapped_paste(head)  # a terminal's rows: joined back into lines (then counted and cut first)
         # a terminal's rows, else rows a paste cut at its width (pasterows.goes_on), joined back; counted and cut first
         numbered = (unwrap if wrapped else rejoin)(self._cut(chain(head, it)), MAX_LINE)
@@ -190,7 +202,10 @@ class LineReader:
             if origin is not None and origin[:1] in "/.":  # grep -r /root/ascend/log, find's ./worker-0/...
                 origin = origin.lstrip("/").removeprefix("./") or None
             if self.hook is not None:
-                self.hook(line, file, n, self._last, prefix, origin)
+                if prose and n - skip - 1 in prose:  # the writer's words: their signals read, not the log's words
+                    self.hook(line, file, n, self._last, prefix, origin, words=False)
+                else:
+                    self.hook(line, file, n, self._last, prefix, origin)
             if "hccn_tool" in line or "npu-smi" in line:  # a query: what follows it is its device's output
                 queried = int(q.group(1)) if (q := RE_QUERIED.search(line)) else None
             elif "PING" in line and (ping := RE_PING_HEAD.match(line)):

@@ -25,6 +25,7 @@ The head taken off stays in the line's prefix, where the host (:func:`opsbrain.i
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 
@@ -61,24 +62,96 @@ def _form_of(text: str) -> str | None:
     return None
 
 
+NUMBERED = lazy_compile(r" {0,8}(\d{1,7})(?: ?[|\u2502] ?|: ?| |\t)")
+"""A line number an editor, a pager or a viewer put before each line: ``  12 | `` (a code viewer's gutter), ``12:``,
+``less -N``'s `` 12 ``. Told only where the numbers go up one a line (:data:`IN_ORDER`): a clock's ``10:`` or
+``srun --label``'s task numbers do not (session 60, probe60a: behind such numbers every layout read at a line's start
+was hidden, and healthy runs read framework_error). ``cat -n``'s tab is read line by line as before."""
+IN_ORDER = 0.8
+"""Of the numbered lines, the share whose number is the one before's plus one."""
+
+
+_GUTTER = lazy_compile(r" {0,8}\d{1,7}([ |\u2502:\t]*)")
+
+
+def _numbered(rows: list[str]) -> re.Pattern[str] | None:
+    """The numbers' gutter where ``rows`` (lines that are not blank) are numbered in order (:data:`NUMBERED`): the
+    number and what every numbered line has after it (``  12 | ``: `` | ``; ``12:`` before an indented line keeps its
+    indent), else None."""
+    found = [m for r in rows if (m := _GUTTER.match(r)) and NUMBERED.match(r)]
+    if len(found) < max(MIN_LINES, SHARE * len(rows)):
+        return None
+    numbers = [int(m.group(0).strip(" |\u2502:\t")) for m in found]
+    steps = sum(1 for a, b in zip(numbers, numbers[1:], strict=False) if b == a + 1)
+    gutter = os.path.commonprefix([m.group(1) for m in found])
+    if steps < IN_ORDER * (len(numbers) - 1) or not gutter:
+        return None
+    return re.compile(r" {0,8}\d{1,7}" + re.escape(gutter))
+
+
 def shared_head(lines: Iterable[str]) -> re.Pattern[str] | None:
-    """The head of :data:`FORMS` that most of ``lines`` (a file's first ones) start with, or None."""
+    """The head of :data:`FORMS` that most of ``lines`` (a file's first ones) start with, or line numbers in order
+    (:data:`NUMBERED`), or None."""
     counts = dict.fromkeys(FORMS, 0)
     seen = 0
+    rows: list[str] = []
     for raw in lines:
         if not raw.strip():
             continue
         seen += 1
-        if seen > LOOK and not any(counts.values()):
-            return None  # (most files: a few lines looked at)
         text = raw.lstrip("\ufeff")
+        rows.append(text)
+        if seen > LOOK and not any(counts.values()) and not NUMBERED.match(rows[0]):
+            return None  # (most files: a few lines looked at)
         name = _form_of(text) or _form_of(surface.plain(text)[0])
         if name is not None:
             counts[name] += 1
         if seen >= SAMPLE:
             break
+    if rows and NUMBERED.match(rows[0]) and (gutter := _numbered(rows)) is not None:
+        return gutter
     name, most = max(counts.items(), key=lambda kv: kv[1])
     return FORMS[name] if most >= MIN_LINES and most >= SHARE * seen else None
+
+
+_FENCE = lazy_compile(r" {0,3}(`{3,}|~{3,})[\w+.#-]*\s*$")
+PROSE_BEFORE = 10
+"""Lines that are not blank before a paste's first Markdown fence, at most, for the lines outside its fences to be the
+writer's words (a question, "Here is the log:"), not the log's: a program's log whose printed text holds a fence
+(a served model's Markdown answer) has its own lines before it."""
+PROSE_SHARE = 0.25
+"""Of the lines that are not blank, the share outside the fences, at most."""
+
+
+def fence_prose(head: Sequence[str]) -> set[int]:
+    """The indexes of ``head``'s lines (a paste's first ones) that are the writer's words around its log: the lines
+    that are not blank outside its Markdown fences, where ``head`` is such a paste (a fence opened after at most
+    :data:`PROSE_BEFORE` other lines and closed, the lines outside at most :data:`PROSE_SHARE`; a fence left open
+    runs to the end); else none (session 60, probe60a: ``... fails after a few steps. Here is the log:`` before a
+    fenced healthy run read framework_error, the sentence its evidence). The fence lines themselves are read as
+    before (the text view leaves them out). The lines found are no log's words: the text view leaves them out, their
+signals are read (a reply's prose may quote the error)."""
+    inside, opened, fences, before = False, "", 0, 0
+    outside: list[int] = []
+    solid = 0
+    for i, raw in enumerate(head):
+        if not raw.strip():
+            continue
+        solid += 1
+        m = _FENCE.match(raw)
+        if m is not None and (not inside or (m.group(1)[0] == opened[0] and len(m.group(1)) >= len(opened)
+                                             and raw.strip() == m.group(1))):
+            inside, opened, fences = not inside, m.group(1), fences + 1
+            continue
+        if not inside:
+            outside.append(i)
+            if not fences:
+                before += 1
+                if before > PROSE_BEFORE:
+                    return set()
+    if fences < 2 and not (fences == 1 and inside):
+        return set()
+    return set(outside) if len(outside) <= PROSE_SHARE * solid else set()
 
 
 def plain_under(raw: str, head: re.Pattern[str] | None) -> tuple[str, str]:
@@ -107,4 +180,5 @@ def plain_lines(lines: Sequence[str], head: re.Pattern[str]) -> tuple[list[str],
     return texts, prefixes
 
 
-__all__ = ["FORMS", "LOOK", "MIN_LINES", "SAMPLE", "SHARE", "plain_lines", "plain_under", "shared_head"]
+__all__ = ["FORMS", "IN_ORDER", "LOOK", "MIN_LINES", "NUMBERED", "PROSE_BEFORE", "PROSE_SHARE", "SAMPLE", "SHARE",
+           "fence_prose", "plain_lines", "plain_under", "shared_head"]
