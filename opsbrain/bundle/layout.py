@@ -62,6 +62,7 @@ from opsbrain.ingest.workers import (
     SERVICE_DIRS,
     TWIN_CLUSTER_DIR,
     container_log_head,
+    elastic_head,
     is_wrapper,
     node_tree_head,
 )
@@ -259,6 +260,7 @@ class FileKind:
 
 
 def _strip_wrappers(parts: list[str]) -> str:
+    parts = elastic_head(parts)  # torchrun --log-dir's <run>/attempt_N/<local rank>/ (as --logs: host_root)
     while parts and is_wrapper(parts[-1]):
         parts = parts[:-1]
     return "/".join(parts)

@@ -56,14 +56,19 @@ def fold_nested_workers(files: list[_File]) -> None:
 def split_env_checks(files: list[_File]) -> None:
     """Each ``environment_check/<name>/`` folder of a worker directory that holds several is a worker of its own
     (:func:`~opsbrain.ingest.workers.env_worker`: ``out/environment_check/worker-5/``, ``.../worker-6/``, each
-    host's check), as the multi-rank analysis reads them; a directory with one such folder stays one worker."""
+    host's check), as the multi-rank analysis reads them; a directory with one such folder stays one worker. A folder
+    named as a worker directory beside it (ascend-fd's collection: ``environment_check/worker-1/`` and ``worker-1/``)
+    is that worker's (session 60, probe59b: before, two hosts of one name, a port's link record and its CQE error in
+    two incidents)."""
     subs: dict[str, set[str]] = {}
     found: list[tuple[int, str, str]] = []
     for k, f in enumerate(files):
         if f.kind.worker is not None and f"{ENV_CHECK}/" in f.rel and (sub := host_root(f.rel)[1]):
             subs.setdefault(f.kind.worker, set()).add(sub)
             found.append((k, f.kind.worker, sub))
+    workers = {f.kind.worker for f in files if f.kind.worker is not None and f"{ENV_CHECK}/" not in f.rel}
     for k, w, sub in found:
-        if len(subs[w]) > 1:
+        same = f"{w}/{sub}" if w else sub  # a worker directory of the folder's name beside it: that host's check
+        if same in workers or len(subs[w]) > 1:
             f = files[k]
-            files[k] = replace(f, kind=replace(f.kind, worker=env_worker(w, sub)))
+            files[k] = replace(f, kind=replace(f.kind, worker=same if same in workers else env_worker(w, sub)))

@@ -16,12 +16,14 @@ from opsbrain.ingest.streams import archive_stem
 from opsbrain.lazyre import lazy_compile
 
 WRAPPERS = frozenset({"ascend", "log", "logs", "var", "os", "os_log", "host_log", "console", "train_log", "training",
-                      "fault_diag_data", "output", "msrun_log", "npu", "ascend_seclog"})
+                      "fault_diag_data", "output", "msrun_log", "npu", "ascend_seclog", "bus_log"})
 """Directory names that only wrap a worker's logs (``<job>/ascend/process_log``, ``worker-3/var/log/messages``): not
 the worker's name (compared in lower case). The bundle reader's layout uses the same test (:func:`is_wrapper`).
 Session 28: MindFormers' ``output/`` and msrun's ``output/msrun_log/`` (mindformers docs, feature/logging), CANN's
 ``/var/log/npu/`` (CANN log reference, logreference_0003/0004) and the driver's ``/var/log/ascend_seclog/`` (the
-install and upgrade logs): a node's logs below them are the node's."""
+install and upgrade logs): a node's logs below them are the node's. Session 60 (probe59b): ascend-fd's ``bus_log/``
+(MindCluster 26.0's ``ascend-fd single-diag --bus_log``, docs/zh/faultdiag/api/single_server_fault_diagnosis.md), a
+host's collection folder, not a host of its own; its format is not read otherwise (its lines are read as text)."""
 EXPORT_STAMP = lazy_compile(r"\d{14}|\d{8}[-_]\d{6}|\d{4}-\d\d-\d\d[-_T]\d\d[-:]\d\d[-:]\d\d")
 """msnpureport's export directory, named by its run time (``20250619092715/slog/...``, ``.../hisi_logs/...``: the
 tool writes "to a sub-directory named by the time stamp", CANN log reference, msnpureport): it wraps a node's device
@@ -233,12 +235,27 @@ def host_root(file: str | None) -> tuple[str, str | None]:
     else:
         if parts and PATH_DEVICE_LOG.search(canonical(file)):  # <ASCEND_PROCESS_LOG_PATH>/device-<N>/: the path's
             parts = parts[:-1]
-    parts = node_tree_head(parts)  # a node's own log tree below its worker: its folders name no host
+    parts = node_tree_head(elastic_head(parts))  # a node's own log tree below its worker: its folders name no host
     while parts and is_wrapper(parts[-1]):
         parts.pop()
     if not parts and (m := POD_DUMP.match(PurePosixPath(file).name)):
         return m.group(1), None  # a pod's dump at the root: the pod is the worker
     return _joined(parts), None  # no known directory: the file's own directory is its worker
+
+
+_ATTEMPT = lazy_compile(r"attempt_\d{1,6}")
+
+
+def elastic_head(parts: list[str]) -> list[str]:
+    """A path's directories before torchrun's ``--log-dir`` layout (torch.distributed.elastic's ``DefaultLogsSpecs``:
+    ``<log_dir>/<run_id>_<random>/attempt_<restart>/<local_rank>/{stdout,stderr}.log``): ``node-1`` of
+    ``node-1/logs/none_ab12cd/attempt_0/1``, the log directory dropped where a folder holds it (session 60, probe59b:
+    the local rank's folder ``1`` was named the host)."""
+    k = next((i for i in range(len(parts) - 1, 0, -1) if _ATTEMPT.fullmatch(parts[i])), None)
+    if k is None or k + 1 < len(parts) - 1 or (k + 1 < len(parts) and not parts[k + 1].isdigit()):
+        return parts
+    head = parts[:k - 1]  # without <run_id>_<random>
+    return head[:-1] if len(head) >= 2 else head
 
 
 def node_tree_head(parts: list[str]) -> list[str]:
