@@ -14,8 +14,9 @@ from opsbrain.ingest.workers import elastic_head, host_root
 
 OOM = ("[rank3]: Traceback (most recent call last):\n"
        '[rank3]:   File "/workspace/train.py", line 212, in <module>\n'
-       "[rank3]: RuntimeError: NPU out of memory. Tried to allocate 4.00 GiB (NPU 1; 60.97 GiB total capacity; 57.80 GiB "
-       "already allocated; 57.80 GiB current active; 1.10 GiB free; 58.90 GiB reserved in total by PyTorch)\n")
+       "[rank3]: RuntimeError: NPU out of memory. Tried to allocate 4.00 GiB (NPU 1; 60.97 GiB total capacity; "
+       "57.80 GiB already allocated; 57.80 GiB current active; 1.10 GiB free; 58.90 GiB reserved in total by "
+       "PyTorch)\n")
 
 
 def _read(tmp_path: Path, path: Path, mode: str) -> dict[str, Any]:

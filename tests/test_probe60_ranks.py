@@ -38,7 +38,8 @@ def _wait(pid: int, remote: int, group: str, second: int) -> str:
     head = f"[ERROR] HCCL({pid},python3):{_stamp(second)} [task_exception_handler.cc:45"
     tail = f"[{pid + 5}][TaskExceptionHandler][Callback]Task run failed, "
     return (f"{head}2] {tail}base information is streamID:[3], taskID[7], taskType[Notify Wait], tag[AllReduce_"
-            f"{IDENT}].\n{head}4] {tail}para information is notify id:[0x7], stage:[ffffffff], remote rank:[{remote}].\n"
+            f"{IDENT}].\n{head}4] {tail}para information is notify id:[0x7], stage:[ffffffff], "
+            f"remote rank:[{remote}].\n"
             f"{head}6] {tail}groupRank information is group:[{group}], user define information[rankSize:4].\n")
 
 
@@ -126,3 +127,39 @@ def test_rank_in_table_needs_the_communicators_size_to_be_the_tables() -> None:
     assert rank_in_table(3, listed, None) == ("10.20.0.2", 1, "rank_table.json")
     assert rank_in_table(1, listed, 2) is None  # a sub-communicator's rank 1 is no global rank
     assert rank_in_table(9, listed, None) is None
+
+
+def test_a_sub_groups_rank_is_neither_the_world_groups_nor_the_tables(tmp_path: Path) -> None:
+    """review60: a wait in a communicator no process registered (a sub-group MindSpore created; its rank 1 is no
+    global rank) is no wait in the waiter's one communicator, nor a rank the rank table places: the root stays the
+    unknown rank, not 10.20.0.1 device 1."""
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "rank_table.json").write_text(json.dumps(RANK_TABLE, indent=2))
+    for rank in (0, 2, 3):
+        server, dev = SERVERS[rank]
+        pid = 20000 + 100 * rank
+        plog = job / f"node-{server[-1]}" / "process_log" / "run" / "plog" / f"plog-{pid}_20250301100000000.log"
+        plog.parent.mkdir(parents=True, exist_ok=True)
+        plog.write_text(_by_file(pid, rank, server, dev) + _wait(pid, 1, "dp_group_1", 3000 + rank))
+    for d in _read(tmp_path, job):
+        assert (d["root"]["host"], d["root"]["device"]) != ("10.20.0.1", 1), d["root"]
+        assert d["root"]["device"] is None, d["root"]
+
+
+def test_a_restart_with_a_new_address_is_no_second_host(tmp_path: Path) -> None:
+    """review60: a pod rescheduled onto the same folder's device with a new address (the first process ended before
+    the second began) is a restart of one host, not two hosts of one folder."""
+    plogs = tmp_path / "job" / "worker-0" / "process_log" / "run" / "plog"
+    plogs.mkdir(parents=True)
+    for k, (server, second) in enumerate((("10.244.1.7", 0), ("10.244.1.9", 1800))):
+        pid = 20000 + k
+        text = _setup(pid, 0, server, 0).replace(_stamp(1), _stamp(second + 1))
+        text += f"[INFO] GE({pid},python3):{_stamp(second + 60)} [graph_manager.cc:1201] [{pid + 5}]RunGraph done\n"
+        if k:
+            text += _uce(pid).replace(_stamp(1200), _stamp(second + 120))
+        (plogs / f"plog-{pid}_2025030110000{k}000.log").write_text(text)
+    for d in _read(tmp_path, tmp_path / "job"):
+        assert d["fault_class"] == "hbm_uce" and d["root"]["host"] == "worker-0", d["root"]
+    res = CliRunner().invoke(cli, ["diagnose", "--bundle", str(tmp_path / "job"), "--data-dir", str(tmp_path / "d")])
+    assert "(a restart)" in res.output and "rescheduling" not in res.output, res.output

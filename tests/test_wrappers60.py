@@ -181,3 +181,35 @@ def test_fence_lines_do_not_count_toward_a_long_input() -> None:
     bare = excerpt_view("\n".join(rows))
     assert "step 0 loss" in bare  # an excerpt's whole view (a long input's: its stated lines and their neighbours)
     assert excerpt_view("\n".join(["```text", *rows, "```"])) == bare
+
+
+def test_a_devices_name_on_every_line_is_no_host() -> None:
+    """review60: a loop over a host's devices that prints each one's answer (``npu-3: link status: DOWN``)."""
+    rows = [f"npu-{i}: link status: {'DOWN' if i == 3 else 'UP'}" for i in range(8)]
+    assert shared_head(rows) is None
+    assert shared_head([f"worker-{i}: x" for i in range(4)]) is FORMS["fan-out"]
+
+
+def test_an_applications_iso_stamp_and_level_are_no_journal_head() -> None:
+    rows = [f"2025-01-01T10:00:0{i}.123Z INFO trainer: step {i}" for i in range(5)]
+    assert shared_head(rows) is None
+    assert where.host_in("2025-01-01T10:00:00.123Z ERROR trainer[1234]: x") is None
+
+
+def test_a_followed_file_written_a_line_a_poll_is_told(tmp_path: Path) -> None:
+    """review60: the head is told from the first lines gathered over the polls, not from one poll's (a file written a
+    line a poll was never told, its heads never taken off)."""
+    import time
+
+    from opsbrain.sources.follow import LogFollower
+
+    log = tmp_path / "train.log"
+    log.write_text("")
+    follower = LogFollower(tmp_path)
+    got: list[Any] = []
+    for ln in [f"step {i} loss 2.3" for i in range(6)] + TRACEBACK:
+        with log.open("a") as h:
+            h.write(HEADS["journal-iso"] + ln + "\n")
+        got += follower.poll(time.time())
+    assert follower._tails["train.log"].column is FORMS["journal"]
+    assert "npu_oom" in {s.kind for s in got} or any("oom" in s.kind for s in got), [s.kind for s in got]

@@ -48,6 +48,7 @@ from opsbrain.ingest.testruns import AtkSummaryScan, outcome_words
 from opsbrain.ingest.unraisable import CUE as UNRAISABLE_CUE
 from opsbrain.ingest.unraisable import UnraisableScan
 from opsbrain.ingest.where import host_in
+from opsbrain.ingest.wrappers import FENCE
 from opsbrain.kb.texttokens import line_tokens, signal_tokens
 from opsbrain.lazyre import lazy_compile
 
@@ -66,7 +67,7 @@ PROC_HEAD = lazy_compile(rf"^(?:{PROC_PREFIX}){{1,3}}")
 ``(RayWorkerWrapper pid=300872, ip=10.0.0.2) ``): where the reader left it on the line (the line behind a fan-out
 tool's head), the level after it is still the line's (session 54: a pdsh copy of vLLM Ascend's exit lines read its
 INFO ``Shutdown initiated (timeout=0)`` as a failure)."""
-MARKDOWN_FENCE = lazy_compile(r"^(?:`{3,}|~{3,})[\w+.#-]*$")
+MARKDOWN_FENCE = FENCE
 """A Markdown code fence around a paste (GitHub's issue templates, vllm-ascend's bug template: a ```` ```text ````
 line before the log and a ```` ``` ```` after it; CommonMark 0.31 4.5 "Fenced code blocks"): the wrapper's, not the
 log's, so not read (session 44: the fence's info string ``text`` was a token of the text model, and a fenced dev

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opsbrain.diagnosis.waitgraph import first_waits, path_in, sccs, wait_path
+from opsbrain.ingest.rankconsole import CONSOLE_GROUP
 from opsbrain.ingest.ranks import LineRef, RankError, RankProcess, RankTable
 
 CONNECT_TIMEOUT_S = 120
@@ -100,6 +101,11 @@ class RootCluster:
         }
 
 
+WORLD_GROUP = "hccl_world_group"
+"""The world communicator's name (MindSpore's and HCCL's ``HCCL_WORLD_GROUP``), which a rank-table job's ``hcom init by
+file`` line does not print (its communicator is ``identifier-NA``)."""
+
+
 class _Index:
     """Ways a line names a device: its address, (server, device), (worker, device), rank of a communicator."""
 
@@ -118,13 +124,13 @@ class _Index:
         self.groups = {ident for ident, _rank in self.by_rank}
 
     def group_of(self, e: RankError, p: RankProcess) -> str | None:
-        """The communicator a line of ``p`` names: as written, unless no process of the input registered one of that
-        name and ``p`` has one communicator, which it is: MindSpore's ``hccl_world_group`` in a rank-table job, whose
-        ``hcom init by file`` line names no identifier (``identifier-NA``; session 60, probe60b: every wait of such a
-        job was a dead end, and the first waiter's remote the root)."""
-        if e.group is not None and e.group not in self.groups and len(p.ranks) == 1:
+        """The communicator a line of ``p`` names: as written, unless it is the world group (:data:`WORLD_GROUP`),
+        which no process of the input registered by that name, and ``p`` has one communicator, which it is: a
+        rank-table job, whose ``hcom init by file`` line names no identifier (``identifier-NA``; session 60,
+        probe60b: every wait of such a job was a dead end, and the first waiter's remote the root)."""
+        if e.group == WORLD_GROUP and e.group not in self.groups and len(p.ranks) == 1:
             return next(iter(p.ranks))
-        return e.group
+        return e.group  # (another name no process registered, a sub-group MindSpore created: not known, review60)
 
     def biggest(self) -> str | None:
         """The communicator with the most ranks (socket errors name none; ascend-fd places them there)."""
@@ -430,7 +436,10 @@ def _stand_in(d: dict[str, Any], byname: dict[str, RankProcess], ix: _Index, tab
         from opsbrain.ingest.rankhosts import rank_in_table
 
         group = ix.group_of(e, waiter)
-        if (at := rank_in_table(e.remote_rank, table.listed, ix.size.get(group or ""))) is not None:
+        # the rank of a communicator of the table's size, or a global rank (torch_npu's RankID); a sub-group's rank
+        # (a name no process registered) is no rank_id of the table (review60)
+        known = group in ix.size or group in (CONSOLE_GROUP, WORLD_GROUP)
+        if known and (at := rank_in_table(e.remote_rank, table.listed, ix.size.get(group or ""))) is not None:
             server, device, _file = at
             return RankProcess(worker=server, pid="", server=server, phy_id=device,
                                label=f"{server} device {device} (rank {e.remote_rank})")

@@ -433,15 +433,25 @@ def _split_servers(seen: list[RankProcess]) -> None:
     """A folder whose processes printed two server addresses for one device holds several hosts' processes (a
     multi-host job's ``process_log/rank_N/`` gathered in one folder): each of its processes that printed its server is
     named by it (session 60, probe60b: the folder's processes were kept one a device, half the job dropped, and the
-    root named an absent rank). A restart on one host prints its one address again."""
-    servers: dict[tuple[str, int], set[str]] = {}
+    root named an absent rank). A restart on one host prints its one address again, or a new one after the first
+    process ended (a rescheduled pod): no split (:func:`_together`)."""
+    slots: dict[tuple[str, int], list[RankProcess]] = {}
     for p in seen:
         if p.server and p.device is not None:
-            servers.setdefault((p.worker, p.device), set()).add(p.server)
-    mixed = {worker for (worker, _device), named in servers.items() if len(named) > 1}
+            slots.setdefault((p.worker, p.device), []).append(p)
+    mixed = {worker for (worker, _device), procs in slots.items() if any(
+        a.server != b.server and _together(a, b) for a in procs for b in procs)}
     for p in seen:
         if p.worker in mixed and p.server:
             p.worker = p.server
+
+
+def _together(a: RankProcess, b: RankProcess) -> bool:
+    """Whether two processes ran at once (their logs' spans overlap; not known: yes): two on one device at once are
+    two hosts'; one after the other, a restart (a pod rescheduled with a new address: review60)."""
+    if None in (a.first_t, a.last_t, b.first_t, b.last_t):
+        return True
+    return max(a.first_t or 0, b.first_t or 0) <= min(a.last_t or 0, b.last_t or 0)
 
 
 def _job_table(attempts: list[list[RankProcess]], ips: dict[str, dict[int, str]]) -> RankTable:

@@ -44,6 +44,11 @@ space, ``2024-05-01 10:11:12,345``, or is followed by a bracketed level, which :
 stamp of rsyslog's RFC 3339 file format before the kernel's line, whose head stays as a syslog head's does
 (``2025-01-01T10:00:00.123456+08:00 gz-c12 kernel: [ 1.2] EDAC ...``: its host is read from it)."""
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+ISO_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
+"""An RFC 3339 stamp as a journal (``journalctl -o short-iso``) or rsyslog's RFC 3339 file format writes it before its
+host: the one spelling :data:`_PROG_HEAD`, :mod:`opsbrain.ingest.wrappers` and :mod:`opsbrain.ingest.where` read."""
+NOT_A_LEVEL = r"(?!(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|TRACE)\s)"
+"""Before a journal head's host: a level word there is an application's own head (``<stamp> ERROR trainer: ``)."""
 _VLLM = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.-]+:\d+\]"
 """vLLM's logger head (``%(levelname)s %(asctime)s [%(filename)s:%(lineno)d]``, date ``%m-%d %H:%M:%S``; older
 releases without the opening bracket)."""
@@ -71,7 +76,7 @@ _BODY = (r"\[(?i:ERROR|ERR|WARNING|WARN|INFO|DEBUG|EVENT|TRACE|NOTICE|CRITICAL|F
 ``[W723 10:35:57...]`` and klog's ``E0818 16:33:56`` heads, a process or rank prefix, vLLM's head): an indent or
 a syslog / journal head before one of them is the paste's or the collection's, not the line's."""
 _PROG_HEAD = ("(?:(?:" + _MONTH + "|(?:1[0-2]|[1-9])\u6708)" + r" [ \d]\d \d\d:\d\d:\d\d"
-              + r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d))"
+              + "|" + ISO_STAMP + r")"
               + r" [A-Za-z0-9][\w.-]{0,62} [\w.\-/]+(?:\[\d+\])?: ")
 _REPORT = r" +(?:EMERGENCY_WARN|GENERAL_WARN|FAIL|PASS|SKIP)\s*$| *\*\*\* "
 """An indented verdict or a ``*** `` detail of an ascend-dmi report (:mod:`opsbrain.ingest.parsers.dmi`), whose

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from faultlib.ids import logical_device, npu_die
 from opsbrain.ingest.chipmap import ChipMap
 from opsbrain.ingest.screen import screened
+from opsbrain.ingest.surface import ISO_STAMP, NOT_A_LEVEL
 from opsbrain.lazyre import lazy_compile
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|1[0-2]月|0?[1-9]月"
 ``12月 05 03:10:00 gz-trn-c12 kernel: ...``), as :data:`opsbrain.ingest.timestamps.MONTH` reads its time."""
 _SYSLOG_HEAD = (r"(?:<\d+>)?(?:(?:" + _MONTHS + r")\s+\d+\s+\d\d:\d\d:\d\d(?:\s+\d{4})?\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
                 r"(?:kernel|[\w.\-/]+(?:\[\d+\])?)"
-                r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)\s+([A-Za-z0-9][\w.\-]{0,62})\s+"
+                r"|" + ISO_STAMP + r"\s+" + NOT_A_LEVEL + r"([A-Za-z0-9][\w.\-]{0,62})\s+"
                 r"(?:kernel|[\w.\-/]+\[\d+\])):")
 """A syslog head (``Dec  2 10:00:00 host prog[pid]: ``) or, stamped as ``journalctl -o short-iso`` and rsyslog's RFC
 3339 file format write it, ``2025-01-01T10:00:00+0800 host-7 python[1234]: `` (session 60, probe59a; the kernel's or

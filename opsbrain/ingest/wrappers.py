@@ -18,7 +18,8 @@ own heads as ``plain`` finds them. The heads (:data:`FORMS`):
 - ``srun --label``'s task number (``3: ``, right-aligned to the widest number: `` 3: `` among 16 tasks;
   Slurm's ``srun(1)``);
 - a fan-out tool's host (pdsh, clush, ``ansible -m shell``: ``worker-1: ``, a digit and a dot or dash in it, as
-  ``plain`` takes it before a layout).
+  ``plain`` takes it before a layout), not a device's name (``npu-3: ``, ``device-3: ``: a loop over a host's devices
+  that prints each one's answer; review60).
 
 The head taken off stays in the line's prefix, where the host (:func:`opsbrain.ingest.where.head_host`,
 :func:`opsbrain.ingest.surface.head_source`) and the time (``parse_stamp``) are read as before."""
@@ -32,14 +33,15 @@ from collections.abc import Iterable, Sequence
 from opsbrain.ingest import surface
 from opsbrain.lazyre import lazy_compile
 
-_ISO_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
 _MONTH_STAMP = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|(?:1[0-2]|0?[1-9])\u6708) [ \d]\d \d\d:\d\d:\d\d"
 _PROGRAM = r" [A-Za-z0-9][\w.-]{0,62} (?!kernel:)[\w.\-/@]{1,64}(?:\[\d{1,10}\])?: "
 FORMS: dict[str, re.Pattern[str]] = {
-    "journal": lazy_compile("(?:" + _ISO_STAMP + "|" + _MONTH_STAMP + ")" + _PROGRAM),
+    # (an ISO stamp: a journal's short-iso head names the pid, as where.head_host reads it; a level word is no host)
+    "journal": lazy_compile("(?:" + surface.ISO_STAMP + " " + surface.NOT_A_LEVEL + _PROGRAM[1:].replace(
+        r"(?:\[\d{1,10}\])?", r"\[\d{1,10}\]") + "|" + _MONTH_STAMP + _PROGRAM + ")"),
     "jenkins": lazy_compile(r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\] "),
     "label": lazy_compile(r" {0,6}\d{1,7}: "),
-    "fan-out": lazy_compile(surface._FAN_OUT),
+    "fan-out": lazy_compile(r"(?!(?i:npu|device|dev|chip|davinci|card)[-_]?\d{1,4}: )" + surface._FAN_OUT),
 }
 """The heads a collector puts before each line, read at a line's start (the module's docstring)."""
 SHARE = 0.6
@@ -66,7 +68,9 @@ NUMBERED = lazy_compile(r" {0,8}(\d{1,7})(?: ?[|\u2502] ?|: ?| |\t)")
 """A line number an editor, a pager or a viewer put before each line: ``  12 | `` (a code viewer's gutter), ``12:``,
 ``less -N``'s `` 12 ``. Told only where the numbers go up one a line (:data:`IN_ORDER`): a clock's ``10:`` or
 ``srun --label``'s task numbers do not (session 60, probe60a: behind such numbers every layout read at a line's start
-was hidden, and healthy runs read framework_error). ``cat -n``'s tab is read line by line as before."""
+was hidden, and healthy runs read framework_error). ``cat -n``'s tab is one of them (``plain`` takes it off a line
+alone too). The gutter is taken off every later line that starts so: a paste that goes on without numbers loses a
+number and a space at the start of a line (review60: ``3 packets transmitted`` after numbered lines)."""
 IN_ORDER = 0.8
 """Of the numbered lines, the share whose number is the one before's plus one."""
 
@@ -114,7 +118,9 @@ def shared_head(lines: Iterable[str]) -> re.Pattern[str] | None:
     return FORMS[name] if most >= MIN_LINES and most >= SHARE * seen else None
 
 
-_FENCE = lazy_compile(r" {0,3}(`{3,}|~{3,})[\w+.#-]*\s*$")
+FENCE = lazy_compile(r" {0,3}(`{3,}|~{3,})[\w+.#-]*\s*$")
+"""A Markdown code fence (CommonMark 0.31 4.5 "Fenced code blocks": up to three spaces, three or more backticks or
+tildes, an info string): the text view's test too (``realtext.MARKDOWN_FENCE``)."""
 PROSE_BEFORE = 10
 """Lines that are not blank before a paste's first Markdown fence, at most, for the lines outside its fences to be the
 writer's words (a question, "Here is the log:"), not the log's: a program's log whose printed text holds a fence
@@ -138,7 +144,7 @@ signals are read (a reply's prose may quote the error)."""
         if not raw.strip():
             continue
         solid += 1
-        m = _FENCE.match(raw)
+        m = FENCE.match(raw)
         if m is not None and (not inside or (m.group(1)[0] == opened[0] and len(m.group(1)) >= len(opened)
                                              and raw.strip() == m.group(1))):
             inside, opened, fences = not inside, m.group(1), fences + 1
@@ -180,5 +186,5 @@ def plain_lines(lines: Sequence[str], head: re.Pattern[str]) -> tuple[list[str],
     return texts, prefixes
 
 
-__all__ = ["FORMS", "IN_ORDER", "LOOK", "MIN_LINES", "NUMBERED", "PROSE_BEFORE", "PROSE_SHARE", "SAMPLE", "SHARE",
-           "fence_prose", "plain_lines", "plain_under", "shared_head"]
+__all__ = ["FENCE", "FORMS", "IN_ORDER", "LOOK", "MIN_LINES", "NUMBERED", "PROSE_BEFORE", "PROSE_SHARE", "SAMPLE",
+           "SHARE", "fence_prose", "plain_lines", "plain_under", "shared_head"]

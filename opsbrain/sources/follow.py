@@ -40,7 +40,7 @@ from opsbrain.ingest.streams import ROTATION
 from opsbrain.ingest.text import LineReader, TextStats
 from opsbrain.ingest.where import with_host
 from opsbrain.ingest.workers import NODE_LOG_DIRS, device_dir, is_wrapper
-from opsbrain.ingest.wrappers import MIN_LINES, plain_under, shared_head
+from opsbrain.ingest.wrappers import LOOK, plain_under, shared_head
 from opsbrain.sources.tailread import TailText, line_stamp, split_lines, tell_codec
 
 READ_BUDGET = 4 << 20
@@ -82,6 +82,7 @@ class _Tail:
     text: TailText = field(default_factory=TailText)  # how its bytes are read into lines
     column: re.Pattern[str] | None = None  # a collector's head on its every line (ingest.wrappers.shared_head)
     column_told: bool = False  # told from its first lines (read under plain() until then)
+    first_rows: list[str] = field(default_factory=list)  # its first lines that are not blank, until it is told
     replay_to: int = 0  # its bytes before this offset were written before the watch (or while it was stopped)
 
 
@@ -238,9 +239,12 @@ class LogFollower:
         host, device = host_dir(rel), device_dir(rel)
         lines = split_lines(text, data, rel, self.stats)
         tail.line_no += text.page_lines  # a metrics page's lines, passed over
-        if not tail.column_told and sum(1 for x in lines if x is not None and x.strip()) >= MIN_LINES:
-            # a collector's head on every line (ingest.wrappers), told once from the first poll that has lines
-            tail.column, tail.column_told = shared_head(x for x in lines if x is not None), True
+        if not tail.column_told:
+            # a collector's head on every line (ingest.wrappers), told once from its first lines, gathered over the
+            # polls until there are LOOK of them (a file written a line or two a poll: review60)
+            tail.first_rows += [x for x in lines if x is not None and x.strip()][:LOOK - len(tail.first_rows)]
+            if len(tail.first_rows) >= LOOK:
+                tail.column, tail.column_told, tail.first_rows = shared_head(tail.first_rows), True, []
         for raw in lines:
             tail.line_no += 1
             self.lines += 1
