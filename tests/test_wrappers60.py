@@ -213,3 +213,19 @@ def test_a_followed_file_written_a_line_a_poll_is_told(tmp_path: Path) -> None:
         got += follower.poll(time.time())
     assert follower._tails["train.log"].column is FORMS["journal"]
     assert "npu_oom" in {s.kind for s in got} or any("oom" in s.kind for s in got), [s.kind for s in got]
+
+
+@pytest.mark.parametrize("name", sorted(HEADS))
+def test_plain_lines_reads_as_plain_under_each_line(name: str) -> None:
+    """A bundle's file read in one scan (wrappers.plain_lines) gives each line what plain_under gives it, lines
+    without the head, with other heads and with colours among them."""
+    from opsbrain.ingest.wrappers import plain_lines
+
+    head = HEADS[name]
+    rows = [head + ln for ln in TRACEBACK] + ["", "    continued", "[rank1]: " + head + "x",
+                                              head + "\x1b[31mERROR\x1b[0m y",
+                                              head + "[pod/p/c] [ERROR] HCCL(1,python):z", "> quoted"]
+    column = shared_head(rows)
+    assert column is not None
+    assert plain_lines(rows, column) == ([plain_under(r, column)[0] for r in rows],
+                                         [plain_under(r, column)[1] for r in rows])

@@ -48,7 +48,7 @@ from opsbrain.ingest.surface import fill_holes, junk_count, may_carry
 from opsbrain.ingest.transceivers import may_hold
 from opsbrain.ingest.workers import archive_name
 from opsbrain.ingest.wrappers import SAMPLE as HEAD_SAMPLE
-from opsbrain.ingest.wrappers import plain_lines, shared_head
+from opsbrain.ingest.wrappers import may_have_head, plain_lines, shared_head
 
 
 @dataclass
@@ -191,7 +191,11 @@ _HEAD_BYTES = 1 << 16
 
 
 def _first_lines(data: bytes | bytearray) -> list[str]:
-    """A file's first lines (of its first 64 KiB), as :func:`opsbrain.ingest.wrappers.shared_head` reads them."""
+    """A file's first lines (of its first 64 KiB), as :func:`opsbrain.ingest.wrappers.shared_head` reads them; none
+    where its first 2 KiB hold no head on a line (:func:`opsbrain.ingest.wrappers.may_have_head`: most files, whose
+    64 KiB are then not decoded)."""
+    if not may_have_head(bytes(data[:2048]).decode("utf-8", errors="replace").split("\n")):
+        return []
     return bytes(data[:_HEAD_BYTES]).decode("utf-8", errors="replace").split("\n")[:HEAD_SAMPLE * 2]
 
 
