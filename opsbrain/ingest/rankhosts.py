@@ -108,7 +108,7 @@ def rank_in_table(rank: int, listed: dict[str, dict[str, Any]], ranks: int | Non
         return None
     for row in rows:
         for dev, rid in zip(row["devices"], row["ranks"], strict=False):
-            if rid == str(rank) and dev.isdigit():
+            if rid == str(rank) and dev.isdecimal():  # (int() refuses a superscript digit)
                 return row["server"], int(dev), row["file"]
     return None
 

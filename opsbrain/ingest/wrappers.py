@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import islice
 
 from opsbrain.ingest import surface
 from opsbrain.lazyre import lazy_compile
@@ -75,19 +77,19 @@ IN_ORDER = 0.8
 """Of the numbered lines, the share whose number is the one before's plus one."""
 
 
-_GUTTER = lazy_compile(r" {0,8}\d{1,7}([ |\u2502:\t]*)")
+_GUTTER = lazy_compile(r" {0,8}(\d{1,7})([ |\u2502:\t]+)")
 
 
 def _numbered(rows: list[str]) -> re.Pattern[str] | None:
     """The numbers' gutter where ``rows`` (lines that are not blank) are numbered in order (:data:`NUMBERED`): the
     number and what every numbered line has after it (``  12 | ``: `` | ``; ``12:`` before an indented line keeps its
     indent), else None."""
-    found = [m for r in rows if (m := _GUTTER.match(r)) and NUMBERED.match(r)]
+    found = [m for r in rows if (m := _GUTTER.match(r))]
     if len(found) < max(MIN_LINES, SHARE * len(rows)):
         return None
-    numbers = [int(m.group(0).strip(" |\u2502:\t")) for m in found]
+    numbers = [int(m.group(1)) for m in found]
     steps = sum(1 for a, b in zip(numbers, numbers[1:], strict=False) if b == a + 1)
-    gutter = os.path.commonprefix([m.group(1) for m in found])
+    gutter = os.path.commonprefix([m.group(2) for m in found])  # ("" where the lines' separators differ)
     if steps < IN_ORDER * (len(numbers) - 1) or not gutter:
         return None
     return re.compile(r" {0,8}\d{1,7}" + re.escape(gutter))
@@ -122,27 +124,18 @@ def may_have_head(lines: Iterable[str]) -> bool:
 
 def shared_head(lines: Iterable[str]) -> re.Pattern[str] | None:
     """The head of :data:`FORMS` that most of ``lines`` (a file's first ones) start with, or line numbers in order
-    (:data:`NUMBERED`), or None."""
-    counts = dict.fromkeys(FORMS, 0)
-    seen = 0
-    rows: list[str] = []
-    for raw in lines:
-        if not raw.strip():
-            continue
-        seen += 1
-        text = raw.lstrip("\ufeff")
-        rows.append(text)
-        if seen > LOOK and not any(counts.values()) and not NUMBERED.match(rows[0]):
-            return None  # (most files: a few lines looked at)
-        name = _form_of(text) or _form_of(surface.plain(text)[0])
-        if name is not None:
-            counts[name] += 1
-        if seen >= SAMPLE:
-            break
-    if rows and NUMBERED.match(rows[0]) and (gutter := _numbered(rows)) is not None:
+    (:data:`NUMBERED`), or None; none looked for where the first :data:`LOOK` lines show none (:func:`may_have_head`:
+    most files)."""
+    rows = list(islice((raw.lstrip("\ufeff") for raw in lines if raw.strip()), SAMPLE))
+    if not may_have_head(rows):
+        return None
+    if NUMBERED.match(rows[0]) and (gutter := _numbered(rows)) is not None:
         return gutter
-    name, most = max(counts.items(), key=lambda kv: kv[1])
-    return FORMS[name] if most >= MIN_LINES and most >= SHARE * seen else None
+    counts = Counter(name for r in rows if (name := _form_of(r) or _form_of(surface.plain(r)[0])) is not None)
+    if not counts:
+        return None
+    name, most = counts.most_common(1)[0]
+    return FORMS[name] if most >= MIN_LINES and most >= SHARE * len(rows) else None
 
 
 FENCE = lazy_compile(r" {0,3}(`{3,}|~{3,})[\w+.#-]*\s*$")
